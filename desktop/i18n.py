@@ -1,0 +1,90 @@
+"""The one translation mechanism: every visible string comes from here.
+
+Texts live in ``resources/text/*.toml``, one file per part of the app, each
+key holding both languages side by side::
+
+    [caption]
+    warehouse = { en = "The warehouse is the HBM...", zh = "仓库就是显存……" }
+    tokens = { en = { one = "{count} token", other = "{count} tokens" }, zh = "{count} 个 token" }
+
+A key is addressed as ``"<file stem>.<table>.<name>"`` (``"gpu_waits.caption.warehouse"``).
+Plurals are chosen here from ``count``, never by concatenating strings.
+Switching the language emits ``Language.changed``; views re-read their text.
+"""
+from __future__ import annotations
+
+import tomllib
+from importlib import resources as package_files
+
+from PySide6.QtCore import QLocale, QObject, Signal
+
+LANGUAGES = ("zh", "en")
+TEXT_PACKAGE = "resources.text"
+
+
+def _flatten(prefix: str, table: dict, out: dict[str, dict]) -> None:
+    for name, value in table.items():
+        key = f"{prefix}.{name}"
+        if isinstance(value, dict) and set(value) & set(LANGUAGES):
+            out[key] = value
+        elif isinstance(value, dict):
+            _flatten(key, value, out)
+        else:
+            raise ValueError(f"text {key} must hold both languages as {{ en = ..., zh = ... }}")
+
+
+def load_texts() -> dict[str, dict]:
+    """Every text key -> {"en": ..., "zh": ...}, from all files in resources/text."""
+    texts: dict[str, dict] = {}
+    for entry in sorted(package_files.files(TEXT_PACKAGE).iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            _flatten(entry.name[:-5], tomllib.loads(entry.read_text(encoding="utf-8")), texts)
+    return texts
+
+
+def system_language() -> str:
+    return "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
+
+
+class Language(QObject):
+    """The current language and the texts; one instance per application."""
+
+    changed = Signal(str)
+
+    def __init__(self, code: str | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self._texts = load_texts()
+        self._code = code if code in LANGUAGES else system_language()
+
+    @property
+    def code(self) -> str:
+        return self._code
+
+    def set_code(self, code: str) -> None:
+        if code not in LANGUAGES:
+            raise ValueError(f"language {code!r} is not available; choose one of: {', '.join(LANGUAGES)}")
+        if code != self._code:
+            self._code = code
+            self.changed.emit(code)
+
+    def toggle(self) -> None:
+        self.set_code("en" if self._code == "zh" else "zh")
+
+    def keys(self) -> list[str]:
+        return sorted(self._texts)
+
+    def text(self, key: str, count: int | None = None, **values) -> str:
+        """The text for ``key`` in the current language, with ``values`` filled in.
+
+        ``count`` picks the plural form where the text has one and is also
+        available to the template as ``{count}``.
+        """
+        entry = self._texts.get(key)
+        if entry is None:
+            raise KeyError(f"no text with key {key!r}")
+        form = entry[self._code]
+        if isinstance(form, dict):
+            form = form["one"] if count == 1 and "one" in form else form["other"]
+        if count is not None:
+            values["count"] = count
+        return form.format(**values) if values else form

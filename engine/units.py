@@ -1,0 +1,90 @@
+"""The one place that turns numbers in SI units into display text.
+
+The engine computes in bytes, seconds, FLOP and dollars; only text shown to a
+person (the CLI's readable report, the desktop's labels) goes through here.
+Decimal prefixes (GB = 10^9 bytes) match the datasheets; KiB/GiB are used only
+where a source states binary units (the seed's 320 KB per token is 320 KiB).
+"""
+from __future__ import annotations
+
+import math
+
+KiB = 1024
+MiB = 1024 ** 2
+GiB = 1024 ** 3
+KB = 1e3
+MB = 1e6
+GB = 1e9
+TB = 1e12
+TERA = 1e12
+
+_DECIMAL_BYTE_UNITS = ((1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B"))
+_BINARY_BYTE_UNITS = ((GiB * 1024, "TiB"), (GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB"), (1.0, "B"))
+
+
+def _significant(value: float, digits: int = 3) -> str:
+    """``value`` with about ``digits`` significant figures, no exponent, no trailing zeros."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, digits - 1 - magnitude)
+    text = f"{value:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _scaled(value: float, units: tuple[tuple[float, str], ...], digits: int) -> str:
+    for scale, unit in units:
+        if abs(value) >= scale:
+            return f"{_significant(value / scale, digits)} {unit}"
+    return f"{_significant(value / units[-1][0], digits)} {units[-1][1]}"
+
+
+def format_bytes(n_bytes: float, digits: int = 3, binary: bool = False) -> str:
+    """140e9 -> "140 GB"; 327680 with binary=True -> "320 KiB"."""
+    return _scaled(n_bytes, _BINARY_BYTE_UNITS if binary else _DECIMAL_BYTE_UNITS, digits)
+
+
+def format_bandwidth(bytes_per_second: float, digits: int = 3) -> str:
+    """3.35e12 -> "3.35 TB/s"."""
+    return format_bytes(bytes_per_second, digits) + "/s"
+
+
+def format_flops(flops_per_second: float, digits: int = 3) -> str:
+    """Peak compute in TFLOPS, the unit of every datasheet: 989e12 -> "989 TFLOPS"."""
+    return f"{_significant(flops_per_second / TERA, digits)} TFLOPS"
+
+
+def format_flop(flop: float, digits: int = 3) -> str:
+    """An amount of work: 1.4e14 -> "140 TFLOP"; 1.4e11 -> "140 GFLOP"."""
+    return _scaled(flop, ((1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1.0, "FLOP")), digits)
+
+
+def format_seconds(seconds: float, digits: int = 3) -> str:
+    """0.0421 -> "42.1 ms"; 7.5 -> "7.5 s"; 3.2e-5 -> "32 µs"."""
+    if abs(seconds) >= 1:
+        return f"{_significant(seconds, digits)} s"
+    if abs(seconds) >= 1e-3:
+        return f"{_significant(seconds * 1e3, digits)} ms"
+    return f"{_significant(seconds * 1e6, digits)} µs"
+
+
+def format_ratio(value: float, digits: int = 3) -> str:
+    """295.2 -> "295×"."""
+    return f"{_significant(value, digits)}×"
+
+
+def format_percent(share: float, digits: int = 3) -> str:
+    """0.953 -> "95.3%"; share is 0..1."""
+    return f"{_significant(share * 100, digits)}%"
+
+
+def format_count(n: float) -> str:
+    """131072 -> "131,072"."""
+    return f"{int(round(n)):,}"
+
+
+def format_usd(dollars: float, digits: int = 3) -> str:
+    """1.234 -> "$1.23"."""
+    return f"${_significant(dollars, digits)}"

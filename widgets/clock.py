@@ -1,0 +1,56 @@
+"""The one animation clock: elapsed seconds, paced by a parented QTimer.
+
+Animations are functions of elapsed time, never of frame counts, so a slow
+frame never changes what is shown, only how smoothly. A scene owns one clock,
+starts it when shown and stops it when hidden; tests and export set the time
+directly with ``set_seconds`` and no timer runs.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
+
+# ~60 Hz: smooth on a projector, and leaves most of each 16 ms free for painting.
+FRAME_INTERVAL_MS = 16
+
+
+class AnimationClock(QObject):
+    """Emits ``ticked(seconds)`` about 60 times a second while running."""
+
+    ticked = Signal(float)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setInterval(FRAME_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_timeout)
+        self._elapsed = QElapsedTimer()
+        self._offset_seconds = 0.0   # time accumulated before the last start
+
+    @property
+    def running(self) -> bool:
+        return self._timer.isActive()
+
+    def seconds(self) -> float:
+        if self._timer.isActive():
+            return self._offset_seconds + self._elapsed.nsecsElapsed() / 1e9
+        return self._offset_seconds
+
+    def start(self) -> None:
+        if not self._timer.isActive():
+            self._elapsed.start()
+            self._timer.start()
+
+    def stop(self) -> None:
+        if self._timer.isActive():
+            self._offset_seconds = self.seconds()
+            self._timer.stop()
+
+    def set_seconds(self, seconds: float) -> None:
+        """Jump to ``seconds`` (export, tests, reset) and emit it once."""
+        self._offset_seconds = seconds
+        if self._timer.isActive():
+            self._elapsed.start()
+        self.ticked.emit(seconds)
+
+    def _on_timeout(self) -> None:
+        self.ticked.emit(self.seconds())

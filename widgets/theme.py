@@ -1,0 +1,39 @@
+"""Colours and line weights a view draws with; handed to widgets, never guessed by them.
+
+The projector theme is light with high contrast and thick lines: dark
+backgrounds wash out on most projectors, thin lines vanish at the back of a room.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor
+
+
+@dataclass(frozen=True)
+class Theme:
+    id: str
+    background: str      # stage background
+    surface: str         # panels, boxes
+    text: str
+    muted: str           # secondary text, grid
+    accent: str          # the main moving thing (the worker, the current point)
+    memory: str          # HBM, bandwidth, the belt
+    compute: str         # compute, FLOPS
+    warning: str         # does not fit, idle
+    good: str            # fits, busy
+    line_width: float    # base pen width in device-independent pixels
+
+    def color(self, role: str) -> QColor:
+        return QColor(getattr(self, role))
+
+
+THEMES: dict[str, Theme] = {
+    "light": Theme("light", "#fafafa", "#ffffff", "#1d1d1f", "#6e6e73", "#0a66c2",
+                   "#2e7d32", "#c2410c", "#b91c1c", "#15803d", 2.0),
+    "dark": Theme("dark", "#16181d", "#23262d", "#ececf1", "#9aa0aa", "#5ab0ff",
+                  "#6fcf7f", "#ff9f5a", "#ff6b6b", "#59d98e", 2.0),
+    "projector": Theme("projector", "#ffffff", "#f2f2f2", "#000000", "#333333", "#0047b3",
+                       "#006400", "#b34700", "#c00000", "#006400", 4.0),
+}
+DEFAULT_THEME = "light"
