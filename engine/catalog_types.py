@@ -7,6 +7,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.errors import InputError
+
+# The precisions a GPU's ``flops_per_second`` table may name, in display order.
+COMPUTE_PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4")
+
+# Where a GPU publishes no peak for a precision, the matmuls run on the next
+# unit down that it has: an A100 has no FP8 tensor cores, so FP8 weights are
+# widened and multiplied at the FP16 rate; a GPU without INT4 tensor cores
+# runs INT4 at its INT8 rate, or failing that FP16. FP32 has no fallback: no
+# other unit's figure is an honest FP32 peak.
+FLOPS_FALLBACK: dict[str, tuple[str, ...]] = {
+    "fp32": ("fp32",),
+    "fp16": ("fp16",),
+    "bf16": ("bf16", "fp16"),
+    "fp8": ("fp8", "fp16"),
+    "int8": ("int8", "fp16"),
+    "int4": ("int4", "int8", "fp16"),
+}
+
 
 @dataclass(frozen=True)
 class Precision:
@@ -31,6 +50,29 @@ class Gpu:
     source: str                               # the datasheet all numbers come from, unless `sources` says otherwise
     sources: dict[str, str] = field(default_factory=dict)   # field name -> source, where it differs
     notes: str = ""
+    pcie: str = ""                            # the host link in words: "PCIe 5.0 x16"
+    estimated: tuple[str, ...] = ()           # fields that are estimates, not a vendor's published figure
+    origin: str = "built-in"                  # "built-in", or the path of the user's catalogue file
+
+    def flops_precision_for(self, compute_precision: str) -> str:
+        """The precision whose published peak the matmuls run at (see ``FLOPS_FALLBACK``)."""
+        chain = FLOPS_FALLBACK.get(compute_precision)
+        if chain is None:
+            raise InputError(
+                f"Unknown compute precision {compute_precision!r}; allowed: {', '.join(COMPUTE_PRECISIONS)}."
+            )
+        for candidate in chain:
+            if candidate in self.flops_per_second:
+                return candidate
+        published = ", ".join(p for p in COMPUTE_PRECISIONS if p in self.flops_per_second)
+        raise InputError(
+            f"GPU {self.id!r} has no published {compute_precision.upper()} peak; "
+            f"its catalogue entry gives: {published}."
+        )
+
+    def peak_flops_for(self, compute_precision: str) -> float:
+        """Dense peak FLOP/s at ``compute_precision``, falling back as ``FLOPS_FALLBACK`` says."""
+        return self.flops_per_second[self.flops_precision_for(compute_precision)]
 
 
 @dataclass(frozen=True)
@@ -60,6 +102,9 @@ class Model:
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
     notes: str = ""
+    published_active_parameters: float = 0.0   # MoE: parameters used per token, from the model card (0 = dense)
+    sources: dict[str, str] = field(default_factory=dict)   # field name -> source, where it differs
+    origin: str = "built-in"        # "built-in", or the path of the user's catalogue file
 
     @property
     def is_moe(self) -> bool:
