@@ -1,7 +1,11 @@
 """What the engine answers: one immutable ``Report`` per ``Scenario``.
 
 The JSON form (``Report.to_json_dict``) is a stable contract (DESIGN.md):
-SI units throughout (bytes, seconds, FLOP, US dollars).
+SI units throughout (bytes, seconds, FLOP, US dollars). ``engine.compute``
+fills it in; the formulas behind each field are in the module named beside it:
+memory (``engine.memory``, ``engine.kv_cache``, ``engine.parameters``), the two
+phases (``engine.passes``, ``engine.roofline``, ``engine.efficiency``), the
+request (``engine.request``), prices (``engine.cost``).
 """
 from __future__ import annotations
 
@@ -15,6 +19,10 @@ class PrefillReport:
     seconds: float
     bound: str              # "compute" or "memory"
     utilisation: float      # share of peak FLOPS reached, 0..1
+    # Beyond the JSON contract: the two roofline terms, at the mode's efficiencies.
+    compute_seconds: float = 0.0   # FLOPs / (gpus x peak x compute share)
+    memory_seconds: float = 0.0    # HBM bytes per GPU / (bandwidth x bandwidth share)
+    allreduce_seconds: float = 0.0 # tensor-parallel communication of the pass (engine.parallel)
 
 
 @dataclass(frozen=True)
@@ -24,6 +32,10 @@ class DecodeReport:
     seconds_per_token: float      # one decode step = time between two tokens of one sequence, at the mean context
     bound: str                    # "compute" or "memory"
     utilisation: float            # share of peak FLOPS reached, 0..1
+    # Beyond the JSON contract: the two roofline terms of one step, at the mode's efficiencies.
+    compute_seconds: float = 0.0
+    memory_seconds: float = 0.0
+    context_tokens: float = 0.0   # tokens cached per sequence at the step described (the mean context)
 
 
 @dataclass(frozen=True)
@@ -31,24 +43,33 @@ class Report:
     weights_bytes: float
     weights_bytes_per_gpu: float
     kv_bytes_per_token: float          # one token of one sequence, all layers, K and V
-    kv_bytes: float                    # batch x (prompt + output) tokens, all GPUs together
-    hbm_bytes_per_gpu: float
-    free_bytes_per_gpu: float          # negative: short by that much
+    kv_bytes: float                    # batch x (prompt + output) tokens, each token's K and V counted once
+    hbm_bytes_per_gpu: float           # the GPU's HBM capacity (the full length of a memory bar)
+    free_bytes_per_gpu: float          # capacity - weights - KV - allowance; negative: short by that much
     fits: bool
     ridge_flops_per_byte: float
     prefill: PrefillReport
     decode: DecodeReport
     ttft_seconds: float
-    tpot_seconds: float                # mean time per output token over the whole output
+    tpot_seconds: float                # mean time per output token after the first: decode time / (output - 1)
     total_seconds: float
     decode_share: float                # share of total_seconds spent decoding, 0..1
     usd_per_million_input_tokens: float
     usd_per_million_output_tokens: float
     # Beyond the JSON contract: useful to scenes, not part of --json.
-    overhead_bytes_per_gpu: float = 0.0      # the stated runtime + activation allowance
-    max_context_tokens: int = 0              # longest context one sequence can have at this batch
+    overhead_bytes_per_gpu: float = 0.0      # the stated runtime + activation allowance (engine.memory)
+    max_context_tokens: int = 0              # longest context each sequence can reach at this batch
     max_sequences: int = 0                   # most sequences of prompt+output tokens that fit
     allreduce_seconds_per_step: float = 0.0  # tensor-parallel communication in one decode step
+    kv_bytes_per_gpu: float = 0.0            # each GPU's share of the KV cache (heads split or replicated)
+    used_bytes_per_gpu: float = 0.0          # weights + KV + allowance on each GPU
+    parameters: float = 0.0                  # all parameters, computed from the config (MoE: all experts)
+    active_parameters: float = 0.0           # parameters one token uses (MoE: top-k + shared experts)
+    peak_flops_per_gpu: float = 0.0          # the peak the matmuls run at
+    compute_precision: str = ""              # whose peak that is ("fp8", "fp16", ...)
+    weight_only: bool = False                # the GPU lacks the weights' own peak: matmuls at FP16/BF16
+    decode_seconds: float = 0.0              # all decode steps together (total - ttft)
+    output_to_input_cost_ratio: float = 0.0  # price of an output token over an input token (from times)
 
     JSON_KEYS = (
         "weights_bytes", "weights_bytes_per_gpu", "kv_bytes_per_token", "kv_bytes",
@@ -59,7 +80,8 @@ class Report:
 
     @property
     def output_to_input_price_ratio(self) -> float:
-        return self.usd_per_million_output_tokens / self.usd_per_million_input_tokens
+        """How many times an output token costs an input token (defined even at a price of 0)."""
+        return self.output_to_input_cost_ratio
 
     def to_json_dict(self) -> dict:
         """The contract's JSON object: exactly ``JSON_KEYS``, in that order."""

@@ -1,15 +1,35 @@
-"""The question the user asks: one immutable ``Scenario``.
+"""The question the user asks: one immutable ``Scenario``, and the ranges it must stay in.
 
 A control in the desktop changes a field with ``dataclasses.replace``; the
-engine turns the scenario into a ``Report``. Validation (ids that exist,
-counts and lengths in range) happens in ``engine.report.compute_report``
-through ``validate_scenario`` so that every entry point gives the same sentence.
+engine turns the scenario into a ``Report`` (``engine.compute.compute_report``).
+``validate_scenario`` checks every field here, and ``compute_report`` checks the
+ids against the catalogue, so every entry point (library, CLI, desktop) gives
+the same one-sentence ``InputError``.
+
+Allowed ranges (chosen to cover every real deployment with room to explore,
+and to refuse what is physically meaningless):
+
+- ``gpus``: 1 to 64 GPUs in one tensor-parallel group (real groups stop at one
+  8-GPU node; 64 leaves room to see communication take over);
+- ``batch``: 1 to 4,096 sequences decoded together;
+- ``prompt_tokens`` and ``output_tokens``: at least 1, and prompt plus output at
+  most 10,000,000 tokens (ten times the longest context of today's models);
+- ``usd_per_gpu_hour``: a finite price from 0 to 10,000 US dollars;
+- ``mode``: ``"ideal"`` or ``"realistic"``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
+from numbers import Integral, Real
+
+from engine.errors import InputError
 
 MODES = ("ideal", "realistic")
+MAX_GPUS = 64
+MAX_BATCH = 4096
+MAX_CONTEXT_TOKENS = 10_000_000
+MAX_USD_PER_GPU_HOUR = 10_000.0
 
 
 @dataclass(frozen=True)
@@ -24,3 +44,72 @@ class Scenario:
     output_tokens: int = 500
     usd_per_gpu_hour: float = 2.0
     mode: str = "realistic"          # "ideal": pure roofline at 100% of peak; "realistic": documented efficiencies
+
+
+def _shown(value) -> str:
+    """A value as the sentence should show it: big integers with separators."""
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return f"{int(value):,}"
+    return repr(value)
+
+
+def _whole_number(value, what: str, low: int, high: int, unit: str = "") -> int:
+    allowed = f"{what} must be a whole number from {low:,} to {high:,}{unit}"
+    if isinstance(value, bool):
+        raise InputError(f"{allowed}; got {value!r}.")
+    if isinstance(value, Integral):
+        number = int(value)
+    elif isinstance(value, Real) and math.isfinite(value) and float(value).is_integer():
+        number = int(value)
+    else:
+        raise InputError(f"{allowed}; got {_shown(value)}.")
+    if not low <= number <= high:
+        raise InputError(f"{allowed}; got {number:,}.")
+    return number
+
+
+def _identifier(value, what: str, example: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{what} must be a catalogue id such as {example!r}; got {value!r}.")
+    return value.strip()
+
+
+def _price(value) -> float:
+    allowed = f"The price per GPU-hour must be a number from 0 to {MAX_USD_PER_GPU_HOUR:,.0f} US dollars"
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise InputError(f"{allowed}; got {value!r}.")
+    if not 0 <= value <= MAX_USD_PER_GPU_HOUR:
+        raise InputError(f"{allowed}; got {value!r}.")
+    return float(value)
+
+
+def validate_scenario(scenario: Scenario) -> Scenario:
+    """Check every field's type and range; return the scenario with numbers as plain int/float.
+
+    Raises ``InputError`` naming the first bad value and what is allowed. Ids
+    are only checked to be text here; ``compute_report`` looks them up.
+    """
+    if not isinstance(scenario, Scenario):
+        raise InputError(f"Expected a Scenario; got {type(scenario).__name__}.")
+    gpu = _identifier(scenario.gpu, "The GPU", "h800")
+    model = _identifier(scenario.model, "The model", "llama-3.1-70b")
+    weights = _identifier(scenario.weights, "The weight precision", "fp16")
+    kv = _identifier(scenario.kv, "The KV cache precision", "fp16")
+    gpus = _whole_number(scenario.gpus, "The number of GPUs", 1, MAX_GPUS)
+    batch = _whole_number(scenario.batch, "The batch", 1, MAX_BATCH, " sequences")
+    prompt = _whole_number(scenario.prompt_tokens, "The prompt length", 1, MAX_CONTEXT_TOKENS, " tokens")
+    output = _whole_number(scenario.output_tokens, "The output length", 1, MAX_CONTEXT_TOKENS, " tokens")
+    if prompt + output > MAX_CONTEXT_TOKENS:
+        raise InputError(
+            f"Prompt plus output must be at most {MAX_CONTEXT_TOKENS:,} tokens; "
+            f"got {prompt:,} + {output:,} = {prompt + output:,}.")
+    price = _price(scenario.usd_per_gpu_hour)
+    if not isinstance(scenario.mode, str) or scenario.mode not in MODES:
+        raise InputError(f"The mode must be 'ideal' or 'realistic'; got {scenario.mode!r}.")
+    checked = (gpu, model, weights, kv, gpus, batch, prompt, output, price)
+    current = (scenario.gpu, scenario.model, scenario.weights, scenario.kv, scenario.gpus,
+               scenario.batch, scenario.prompt_tokens, scenario.output_tokens, scenario.usd_per_gpu_hour)
+    if all(a is b or (type(a) is type(b) and a == b) for a, b in zip(checked, current)):
+        return scenario
+    return replace(scenario, gpu=gpu, model=model, weights=weights, kv=kv, gpus=gpus, batch=batch,
+                   prompt_tokens=prompt, output_tokens=output, usd_per_gpu_hour=price)

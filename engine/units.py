@@ -88,3 +88,16 @@ def format_count(n: float) -> str:
 def format_usd(dollars: float, digits: int = 3) -> str:
     """1.234 -> "$1.23"."""
     return f"${_significant(dollars, digits)}"
+
+
+def format_intensity(flops_per_byte: float, digits: int = 3) -> str:
+    """Arithmetic intensity: 295.3 -> "295 FLOP/byte"."""
+    return f"{_significant(flops_per_byte, digits)} FLOP/byte"
+
+
+def format_parameters(parameters: float, digits: int = 3) -> str:
+    """A parameter count the way model names say it: 70.55e9 -> "70.6B"; 6.7e8 -> "670M"."""
+    for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(parameters) >= scale:
+            return f"{_significant(parameters / scale, digits)}{unit}"
+    return _significant(parameters, digits)

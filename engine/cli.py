@@ -1,0 +1,174 @@
+"""``python -m engine``: the engine from a terminal.
+
+    python -m engine report --gpu H800 --model llama-3.1-70b --weights fp16 --kv fp16 \\
+        --gpus 1 --batch 1 --prompt 1000 --output 500 [--mode ideal|realistic] \\
+        [--usd-per-gpu-hour 2.0] [--json]
+    python -m engine catalog [--json]
+
+Each subcommand is one ``add_<name>_command(commands)`` function that declares
+its options and sets ``run``, and one ``run_<name>(args, catalog) -> int``
+function that does the work and returns the exit status; a new subcommand is
+one more pair and one entry in ``COMMANDS``. ``catalog`` is None from the
+command line (the built-in catalogue) and a test catalogue in tests.
+
+Bad input never shows a traceback: the one sentence of the ``InputError``
+(or of the option that could not be read) goes to stderr and the exit status is 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from typing import Callable
+
+from engine.errors import InputError
+from engine.scenario import Scenario
+
+EXIT_BAD_INPUT = 2
+_DEFAULTS = Scenario()
+
+
+class _BadUsage(Exception):
+    """argparse could not read the command line; the message is one sentence."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that reports problems as one sentence instead of usage text and exit."""
+
+    def _commands(self) -> list[str]:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return list(action.choices)
+        return []
+
+    def error(self, message: str):
+        own = re.match(r"argument [^:]+: (--\S+ .*)$", message)
+        if own:                                  # a sentence from one of our type functions
+            raise _BadUsage(own.group(1))
+        unknown = re.match(r"argument COMMAND: invalid choice: (\S+)", message)
+        if unknown:
+            raise _BadUsage(f"Unknown command {unknown.group(1)}; choose one of: {', '.join(self._commands())}.")
+        sentence = message[:1].upper() + message[1:]
+        raise _BadUsage(f"{sentence.rstrip('.')}; see '{self.prog} --help'.")
+
+
+def _whole_number(option: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value.is_integer()):
+            raise argparse.ArgumentTypeError(f"{option} must be a whole number; got {text!r}.")
+        return int(value)
+    return parse
+
+
+def _number(option: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{option} must be a finite number; got {text!r}.")
+        return value
+    return parse
+
+
+# ----------------------------------------------------------------------------- report
+
+def add_report_command(commands) -> None:
+    p = commands.add_parser("report", help="compute memory, roofline, timing and cost of one scenario",
+                            description="Compute memory, roofline, timing and cost of one inference scenario.")
+    p.add_argument("--gpu", default=_DEFAULTS.gpu, help="GPU id (default: %(default)s)")
+    p.add_argument("--model", default=_DEFAULTS.model, help="model id (default: %(default)s)")
+    p.add_argument("--weights", default=_DEFAULTS.weights, help="weight precision id (default: %(default)s)")
+    p.add_argument("--kv", default=_DEFAULTS.kv, help="KV cache precision id (default: %(default)s)")
+    p.add_argument("--gpus", type=_whole_number("--gpus"), default=_DEFAULTS.gpus,
+                   help="GPUs in the tensor-parallel group (default: %(default)s)")
+    p.add_argument("--batch", type=_whole_number("--batch"), default=_DEFAULTS.batch,
+                   help="sequences decoded together (default: %(default)s)")
+    p.add_argument("--prompt", type=_whole_number("--prompt"), default=_DEFAULTS.prompt_tokens,
+                   help="prompt tokens per sequence (default: %(default)s)")
+    p.add_argument("--output", type=_whole_number("--output"), default=_DEFAULTS.output_tokens,
+                   help="output tokens per sequence (default: %(default)s)")
+    p.add_argument("--mode", default=_DEFAULTS.mode,
+                   help="'ideal' (pure roofline at 100%% of peak) or 'realistic' (default: %(default)s)")
+    p.add_argument("--usd-per-gpu-hour", type=_number("--usd-per-gpu-hour"), default=_DEFAULTS.usd_per_gpu_hour,
+                   help="rental price of one GPU for an hour, US dollars (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON (SI units)")
+    p.set_defaults(run=run_report)
+
+
+def run_report(args: argparse.Namespace, catalog=None) -> int:
+    from engine.compute import report_for, resolve
+    from engine.report_text import report_as_text
+
+    scenario, gpu, model, weights, kv = resolve(Scenario(
+        gpu=args.gpu, model=args.model, weights=args.weights, kv=args.kv, gpus=args.gpus,
+        batch=args.batch, prompt_tokens=args.prompt, output_tokens=args.output,
+        usd_per_gpu_hour=args.usd_per_gpu_hour, mode=args.mode), catalog)
+    report = report_for(scenario, gpu, model, weights, kv)
+    if args.json:
+        print(json.dumps(report.to_json_dict(), indent=2, allow_nan=False))
+    else:
+        print(report_as_text(scenario, report, gpu, model, weights, kv))
+    return 0
+
+
+# ----------------------------------------------------------------------------- catalog
+
+def add_catalog_command(commands) -> None:
+    p = commands.add_parser("catalog", help="list GPUs, models, precisions and tokenizers with their sources",
+                            description="List the catalogue: GPUs, models, precisions and tokenizers, with sources.")
+    p.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+    p.set_defaults(run=run_catalog)
+
+
+def run_catalog(args: argparse.Namespace, catalog=None) -> int:
+    from engine.catalog import catalog_as_json, catalog_as_text, default_catalog
+
+    catalog = default_catalog() if catalog is None else catalog
+    if args.json:
+        data = catalog_as_json(catalog)
+        print(data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        text = catalog_as_text(catalog)
+        print(text, end="" if text.endswith("\n") else "\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------- entry point
+
+COMMANDS = (add_report_command, add_catalog_command)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m engine",
+                     description="The physics of LLM inference: memory, roofline, timing and cost.")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for add in COMMANDS:
+        add(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None, catalog=None) -> int:
+    """Run one subcommand; 0 on success, 2 with one sentence on stderr for bad input."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not hasattr(args, "run"):
+            raise _BadUsage(f"Choose a command: {', '.join(parser._commands())}; "
+                            f"see 'python -m engine --help'.")
+        return args.run(args, catalog)
+    except (InputError, _BadUsage) as error:
+        print(_printable(str(error)), file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _printable(sentence: str) -> str:
+    """The sentence on one line: control characters from the command line shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in sentence)

@@ -1,0 +1,153 @@
+"""From a ``Scenario`` to a ``Report``: the one entry point that ties the physics together.
+
+``compute_report(scenario)`` validates the scenario, looks its ids up in the
+catalogue (unknown ids raise ``InputError`` naming close matches) and
+computes every number of the report. Bad input raises ``InputError`` and
+nothing else. Parameter counts are cached per model, so one report costs
+a few tens of microseconds (``benchmarks/engine_speed.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.catalog import default_catalog
+from engine.catalog_types import Gpu, Model, Precision
+from engine.cost import token_prices
+from engine.efficiency import EFFICIENCIES
+from engine.errors import InputError
+from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu
+from engine.memory import MemoryPlan, plan_memory
+from engine.parameters import ParameterCounts, parameter_counts
+from engine.passes import DecodeStepWork, decode_step_work, prefill_work
+from engine.report import DecodeReport, PrefillReport, Report
+from engine.request import Machine, request_timeline, time_pass
+from engine.roofline import compute_precision_used
+from engine.scenario import Scenario, validate_scenario
+
+_COUNTS: dict[int, tuple[Model, ParameterCounts]] = {}
+
+
+def counts_for(model: Model) -> ParameterCounts:
+    """``parameter_counts(model)``, remembered for as long as the model object lives."""
+    entry = _COUNTS.get(id(model))
+    if entry is None or entry[0] is not model:
+        entry = (model, parameter_counts(model))
+        _COUNTS[id(model)] = entry
+    return entry[1]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A validated scenario with its catalogue entries and everything derived from them alone."""
+    scenario: Scenario
+    gpu: Gpu
+    model: Model
+    weights: Precision
+    kv: Precision
+    counts: ParameterCounts
+    machine: Machine
+    compute_precision: str
+    kv_bytes_per_token: float
+    kv_share_per_gpu: float
+
+
+def resolve(scenario: Scenario, catalog=None) -> tuple[Scenario, Gpu, Model, Precision, Precision]:
+    """Validate ``scenario`` and look its ids up in ``catalog`` (default: the built-in catalogue)."""
+    scenario = validate_scenario(scenario)
+    if catalog is None:
+        catalog = default_catalog()
+    return (scenario, catalog.gpu(scenario.gpu), catalog.model(scenario.model),
+            catalog.precision(scenario.weights), catalog.precision(scenario.kv))
+
+
+def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Setup:
+    """Derive the machine and the model's per-token sizes for a validated scenario."""
+    if scenario.gpus > model.attention_heads:
+        raise InputError(
+            f"{model.name} has {model.attention_heads} attention heads, so tensor parallelism can split it "
+            f"over at most {model.attention_heads} GPUs; got {scenario.gpus}.")
+    compute_precision = compute_precision_used(gpu, weights)
+    machine = Machine(peak_flops_per_gpu=gpu.flops_per_second[compute_precision],
+                      bandwidth_bytes_per_second=gpu.memory_bandwidth_bytes_per_second,
+                      gpus=scenario.gpus, efficiency=EFFICIENCIES[scenario.mode])
+    return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv,
+                 counts=counts_for(model), machine=machine, compute_precision=compute_precision,
+                 kv_bytes_per_token=kv_bytes_per_token(model, kv),
+                 kv_share_per_gpu=kv_share_per_gpu(model, scenario.gpus))
+
+
+def decode_step_of(s: Setup) -> DecodeStepWork:
+    """The decode step of ``s``'s batch, linear in the context."""
+    return decode_step_work(s.model, s.counts, s.gpu, s.scenario.gpus, s.weights.bytes_per_value,
+                            s.kv_bytes_per_token, s.kv_share_per_gpu, s.scenario.batch)
+
+
+def memory_of(s: Setup) -> MemoryPlan:
+    sc = s.scenario
+    return plan_memory(s.model, s.counts, s.weights.bytes_per_value, s.kv_bytes_per_token,
+                       s.kv_share_per_gpu, s.gpu.memory_bytes, sc.gpus, sc.batch,
+                       sc.prompt_tokens, sc.output_tokens)
+
+
+def report_for(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Report:
+    """The full report for catalogue entries already in hand (``scenario`` is validated here too)."""
+    return _report(setup(validate_scenario(scenario), gpu, model, weights, kv))
+
+
+def compute_report(scenario: Scenario, catalog=None) -> Report:
+    """Everything the engine knows about ``scenario``; raises only ``InputError`` for bad input."""
+    return _report(setup(*resolve(scenario, catalog)))
+
+
+def _report(s: Setup) -> Report:
+    sc, machine, g = s.scenario, s.machine, s.scenario.gpus
+    memory = memory_of(s)
+
+    prefill = prefill_work(s.model, s.counts, s.gpu, g, s.weights.bytes_per_value,
+                           s.kv_bytes_per_token, s.kv_share_per_gpu, sc.batch, sc.prompt_tokens)
+    prefill_timing = time_pass(prefill, machine)
+    step = decode_step_of(s)
+    timeline = request_timeline(prefill_timing, step, machine, sc.prompt_tokens, sc.output_tokens)
+    mean_step = step.at(timeline.mean_context_tokens)
+    mean_timing = time_pass(mean_step, machine)
+    prices = token_prices(prefill_timing.seconds, timeline.tpot_seconds, g, sc.batch,
+                          sc.prompt_tokens, sc.usd_per_gpu_hour)
+    return Report(
+        weights_bytes=memory.weights_bytes,
+        weights_bytes_per_gpu=memory.weights_bytes_per_gpu,
+        kv_bytes_per_token=s.kv_bytes_per_token,
+        kv_bytes=memory.kv_bytes,
+        hbm_bytes_per_gpu=memory.capacity_bytes_per_gpu,
+        free_bytes_per_gpu=memory.free_bytes_per_gpu,
+        fits=memory.fits,
+        ridge_flops_per_byte=machine.peak_flops_per_gpu / machine.bandwidth_bytes_per_second,
+        prefill=PrefillReport(
+            flops=prefill.flops, bytes=prefill.bytes_per_gpu * g, seconds=prefill_timing.seconds,
+            bound=prefill_timing.bound, utilisation=prefill_timing.utilisation,
+            compute_seconds=prefill_timing.compute_seconds, memory_seconds=prefill_timing.memory_seconds,
+            allreduce_seconds=prefill_timing.allreduce_seconds),
+        decode=DecodeReport(
+            flops_per_token=mean_step.flops / sc.batch, bytes_per_token=mean_step.bytes_per_gpu * g / sc.batch,
+            seconds_per_token=mean_timing.seconds, bound=mean_timing.bound,
+            utilisation=mean_timing.utilisation, compute_seconds=mean_timing.compute_seconds,
+            memory_seconds=mean_timing.memory_seconds, context_tokens=timeline.mean_context_tokens),
+        ttft_seconds=timeline.ttft_seconds,
+        tpot_seconds=timeline.tpot_seconds,
+        total_seconds=timeline.total_seconds,
+        decode_share=timeline.decode_share,
+        usd_per_million_input_tokens=prices.usd_per_million_input_tokens,
+        usd_per_million_output_tokens=prices.usd_per_million_output_tokens,
+        overhead_bytes_per_gpu=memory.allowance_bytes_per_gpu,
+        max_context_tokens=memory.max_context_tokens,
+        max_sequences=memory.max_sequences,
+        allreduce_seconds_per_step=mean_timing.allreduce_seconds,
+        kv_bytes_per_gpu=memory.kv_bytes_per_gpu,
+        used_bytes_per_gpu=memory.used_bytes_per_gpu,
+        parameters=float(s.counts.total),
+        active_parameters=float(s.counts.active),
+        peak_flops_per_gpu=machine.peak_flops_per_gpu,
+        compute_precision=s.compute_precision,
+        weight_only=s.compute_precision != s.weights.compute_precision,
+        decode_seconds=timeline.decode_seconds,
+        output_to_input_cost_ratio=prices.output_to_input_ratio,
+    )

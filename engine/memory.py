@@ -1,0 +1,113 @@
+"""What has to sit in each GPU's HBM: weights, KV cache and a stated allowance, and whether it fits.
+
+Per GPU, under tensor parallelism over g GPUs::
+
+    used = weights / g + KV cache * kv_share_per_gpu + allowance
+    free = HBM capacity - used            (negative: short by that much)
+
+The weights are every parameter (MoE: all experts are resident, even though
+each token uses only a few) times the weight precision's bytes per value.
+
+The allowance is stated, not hidden:
+
+- ``RUNTIME_BYTES_PER_GPU`` = 1 GiB for the CUDA context, kernels, cuBLAS
+  workspace and the serving framework's own buffers;
+- the activation workspace of one prefill pass: for every token in flight
+  (``batch * prompt_tokens``) the residual stream and its normalised copy
+  (``2 * hidden``), the q/k/v projections and the MLP's gate and up outputs
+  (split across GPUs), in 16-bit values; plus FP32 logits of the last position
+  of every sequence (``batch * vocab * 4``). Flash attention never stores the
+  ``prompt x prompt`` score matrix, so it is not counted.
+
+Llama 3.1 70B at FP8 (70.6 GB) plus KV for 1,500 tokens (0.49 GB) plus this
+allowance (about 1.2 GB) fits on an 80 GB H800, as the seed says.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.catalog_types import Model
+from engine.parameters import ParameterCounts
+from engine.units import GiB
+
+RUNTIME_BYTES_PER_GPU = 1 * GiB
+ACTIVATION_BYTES_PER_VALUE = 2.0
+LOGIT_BYTES_PER_VALUE = 4.0
+
+
+def mlp_width_per_token(model: Model) -> int:
+    """Widest MLP a token passes through: the dense width, or its routed plus shared experts'."""
+    widths = []
+    if not model.is_moe or model.dense_layers > 0:
+        widths.append(model.intermediate_size)
+    if model.is_moe:
+        widths.append((model.experts_per_token + model.shared_experts) * model.expert_intermediate_size)
+    return max(widths)
+
+
+def activation_bytes_per_token(model: Model, gpus: int) -> float:
+    """Activation workspace one token in flight needs on each GPU (see the module docstring)."""
+    if model.uses_mla:
+        q = model.attention_heads * (model.qk_nope_head_dim + model.qk_rope_head_dim)
+        kv = model.attention_heads * (model.qk_nope_head_dim + model.v_head_dim)
+    else:
+        q = model.attention_heads * model.head_dim
+        kv = 2 * model.kv_heads * model.head_dim
+    split = (q + kv + 2 * mlp_width_per_token(model)) / gpus
+    return (2 * model.hidden_size + split) * ACTIVATION_BYTES_PER_VALUE
+
+
+def allowance_bytes_per_gpu(model: Model, gpus: int, batch: int, prompt_tokens: int) -> float:
+    """Runtime allowance plus the activation workspace of the prefill pass, per GPU."""
+    activations = batch * prompt_tokens * activation_bytes_per_token(model, gpus)
+    logits = batch * model.vocab_size * LOGIT_BYTES_PER_VALUE
+    return RUNTIME_BYTES_PER_GPU + activations + logits
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """How one GPU's HBM is shared out in a scenario."""
+    weights_bytes: float
+    weights_bytes_per_gpu: float
+    kv_bytes: float                  # whole KV cache, each token's K and V counted once
+    kv_bytes_per_gpu: float
+    allowance_bytes_per_gpu: float
+    capacity_bytes_per_gpu: float
+    used_bytes_per_gpu: float
+    free_bytes_per_gpu: float        # negative: short by that much
+    fits: bool
+    max_context_tokens: int          # longest context each of the batch's sequences can reach
+    max_sequences: int               # most sequences of this context that fit together
+
+
+def plan_memory(model: Model, counts: ParameterCounts, weight_bytes_per_value: float,
+                kv_bytes_per_token: float, kv_share_per_gpu: float, capacity_bytes: float,
+                gpus: int, batch: int, prompt_tokens: int, output_tokens: int) -> MemoryPlan:
+    """Share out each GPU's HBM for ``batch`` sequences of ``prompt + output`` tokens.
+
+    The longest context and the most sequences keep this scenario's allowance
+    fixed and give all the rest to the KV cache: ``max_sequences >= batch``
+    and ``max_context_tokens >= prompt + output`` exactly when the scenario fits.
+    """
+    context = prompt_tokens + output_tokens
+    weights = counts.total * weight_bytes_per_value
+    weights_per_gpu = weights / gpus
+    kv = kv_bytes_per_token * batch * context
+    kv_per_gpu = kv * kv_share_per_gpu
+    allowance = allowance_bytes_per_gpu(model, gpus, batch, prompt_tokens)
+    used = weights_per_gpu + kv_per_gpu + allowance
+    free = capacity_bytes - used
+    room_for_kv = capacity_bytes - weights_per_gpu - allowance
+    kv_per_token_per_gpu = kv_bytes_per_token * kv_share_per_gpu
+    if room_for_kv > 0:
+        max_context = math.floor(room_for_kv / (batch * kv_per_token_per_gpu))
+        max_sequences = math.floor(room_for_kv / (context * kv_per_token_per_gpu))
+    else:
+        max_context = max_sequences = 0
+    return MemoryPlan(
+        weights_bytes=weights, weights_bytes_per_gpu=weights_per_gpu,
+        kv_bytes=kv, kv_bytes_per_gpu=kv_per_gpu, allowance_bytes_per_gpu=allowance,
+        capacity_bytes_per_gpu=capacity_bytes, used_bytes_per_gpu=used, free_bytes_per_gpu=free,
+        fits=free >= 0, max_context_tokens=max_context, max_sequences=max_sequences,
+    )

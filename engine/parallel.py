@@ -1,0 +1,64 @@
+"""Tensor parallelism: splitting one model across g GPUs, and what the GPUs must then say to each other.
+
+With Megatron-style tensor parallelism every weight matrix is cut into g
+slices, so each GPU holds and reads ``1/g`` of the weights (MoE: a slice of
+every expert), computes ``1/g`` of the FLOPs and keeps its share of the KV
+heads (``engine.kv_cache.kv_share_per_gpu``). The price: after the attention
+output projection and after the MLP down projection of every layer the g
+partial results must be summed on all GPUs, two all-reduces per layer.
+
+One all-reduce of ``tokens * hidden_size * 2`` bytes (16-bit activations) by
+the ring algorithm moves ``2 * (g-1)/g`` of that size through each GPU's link,
+so it takes::
+
+    2 * (g - 1) / g * size_bytes / link_bytes_per_second_one_direction + latency
+
+where the link is the GPU's interconnect (NVLink) or, for GPUs without one,
+PCIe, and one direction is half the datasheet's both-directions figure (H800:
+400 GB/s NVLink -> 200 GB/s each way). A decode step all-reduces ``batch``
+tokens per call, a prefill pass ``batch * prompt_tokens``. The per-call latency
+(``engine.efficiency``) is what small messages cost regardless of size.
+One GPU needs no communication at all.
+"""
+from __future__ import annotations
+
+from engine.catalog_types import Gpu, Model
+
+ALLREDUCES_PER_LAYER = 2
+ACTIVATION_BYTES_PER_VALUE = 2.0     # activations travel in FP16/BF16
+
+
+def uses_pcie(gpu: Gpu) -> bool:
+    """True when the GPU has no GPU-to-GPU link of its own, so all-reduces cross PCIe."""
+    return gpu.interconnect_bytes_per_second <= 0 or "pcie" in gpu.interconnect.lower()
+
+
+def link_bytes_per_second_one_direction(gpu: Gpu) -> float:
+    """Bandwidth of the GPU-to-GPU link in one direction: half the datasheet's both-ways figure."""
+    if gpu.interconnect_bytes_per_second > 0:
+        return gpu.interconnect_bytes_per_second / 2
+    return gpu.pcie_bytes_per_second / 2
+
+
+def allreduce_bytes(model: Model, tokens: float) -> float:
+    """Size of one all-reduce: one hidden vector per token, in 16-bit values."""
+    return tokens * model.hidden_size * ACTIVATION_BYTES_PER_VALUE
+
+
+def ring_allreduce_link_seconds(size_bytes: float, gpus: int, link_bytes_per_second: float) -> float:
+    """Bandwidth part of one ring all-reduce: ``2 * (g-1)/g * size / link`` (0 for one GPU)."""
+    if gpus <= 1:
+        return 0.0
+    return 2.0 * (gpus - 1) / gpus * size_bytes / link_bytes_per_second
+
+
+def allreduce_calls_per_pass(model: Model, gpus: int) -> int:
+    """All-reduces in one forward pass: two per layer, none on one GPU."""
+    return 0 if gpus <= 1 else ALLREDUCES_PER_LAYER * model.layers
+
+
+def allreduce_link_seconds_per_pass(model: Model, gpu: Gpu, gpus: int, tokens: float) -> float:
+    """Bandwidth time of all all-reduces of one forward pass over ``tokens`` tokens (no latency)."""
+    one = ring_allreduce_link_seconds(allreduce_bytes(model, tokens), gpus,
+                                      link_bytes_per_second_one_direction(gpu))
+    return allreduce_calls_per_pass(model, gpus) * one

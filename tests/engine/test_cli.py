@@ -1,0 +1,92 @@
+"""`python -m engine`: the DESIGN.md contract, readable text, and one-sentence errors with exit 2."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+from engine.report import Report
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTRACT = ["report", "--gpu", "H800", "--model", "llama-3.1-70b", "--weights", "fp16", "--kv", "fp16",
+            "--gpus", "1", "--batch", "1", "--prompt", "1000", "--output", "500"]
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_contract_command_prints_exactly_the_json_keys():
+    done = _run(*CONTRACT, "--mode", "ideal", "--usd-per-gpu-hour", "2.0", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert list(data) == list(Report.JSON_KEYS)
+    assert list(data["prefill"]) == ["flops", "bytes", "seconds", "bound"]
+    assert list(data["decode"]) == ["flops_per_token", "bytes_per_token", "seconds_per_token", "bound"]
+    assert data["kv_bytes_per_token"] == 327680
+    assert data["fits"] is False
+    assert data["decode"]["bound"] == "memory" and data["prefill"]["bound"] == "compute"
+
+
+def test_readable_report_has_units(capsys):
+    assert main(CONTRACT) == 0
+    text = capsys.readouterr().out
+    for unit in (" GB", " ms", "TFLOPS", "KiB", "FLOP/byte", "$"):
+        assert unit in text
+    assert "does NOT fit" in text
+
+
+def test_defaults_are_the_contract_values(capsys):
+    assert main(["report", "--json"]) == 0
+    defaults = json.loads(capsys.readouterr().out)
+    assert main(CONTRACT + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == defaults
+
+
+def test_weight_only_note_in_text(capsys):
+    assert main(["report", "--gpu", "a100-80gb", "--weights", "fp8"]) == 0
+    assert "weight-only" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["report", "--gpus", "0"], ["0", "1 to 64"]),
+    (["report", "--gpus", "two"], ["--gpus", "'two'"]),
+    (["report", "--batch", "1.5"], ["--batch", "'1.5'"]),
+    (["report", "--prompt", "1e12"], ["1,000,000,000,000", "10,000,000"]),
+    (["report", "--gpu", "h8000"], ["h8000", "h800"]),
+    (["report", "--weights", "fp7"], ["fp7", "fp8"]),
+    (["report", "--mode", "fast"], ["'fast'", "ideal"]),
+    (["report", "--usd-per-gpu-hour", "inf"], ["--usd-per-gpu-hour", "'inf'"]),
+    (["report", "--usd-per-gpu-hour", "-3"], ["-3", "0 to 10,000"]),
+    (["report", "--frobnicate"], ["--frobnicate"]),
+    (["report", "--gpus"], ["--gpus"]),
+    (["bogus"], ["bogus", "report", "catalog"]),
+    ([], ["report", "catalog"]),
+])
+def test_bad_input_exits_2_with_one_sentence(args, words, capsys):
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    for word in words:
+        assert word in lines[0]
+
+
+def test_bad_input_in_a_real_process_has_no_traceback():
+    done = _run("report", "--prompt", "1000000000000")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_catalogue_command_lists_with_sources():
+    done = _run("catalog")
+    assert done.returncode == 0, done.stderr
+    assert "h800" in done.stdout and "llama-3.1-70b" in done.stdout and "source" in done.stdout
+    done = _run("catalog", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert "h800" in json.dumps(data)

@@ -1,0 +1,67 @@
+"""What fits in HBM: the seed's 70B story, tensor parallelism, MoE, the stated allowance."""
+import pytest
+
+from engine import memory
+from engine.units import GB, GiB
+from tests.engine import fixtures as fx
+from tests.engine.fixtures import report
+
+
+def test_70b_at_fp16_is_140_gb_and_does_not_fit_one_h800():
+    r = report(gpu="h800", model="llama-3.1-70b", weights="fp16")
+    assert r.weights_bytes == pytest.approx(140 * GB, rel=0.01)
+    assert r.hbm_bytes_per_gpu == 80 * GB
+    assert not r.fits
+    assert r.free_bytes_per_gpu < -60 * GB
+    assert r.max_context_tokens == 0 and r.max_sequences == 0
+
+
+def test_70b_at_fp8_fits_one_h800_with_1500_tokens():
+    r = report(gpu="h800", model="llama-3.1-70b", weights="fp8", kv="fp16", prompt_tokens=1000, output_tokens=500)
+    assert r.weights_bytes == pytest.approx(70.6 * GB, rel=0.01)
+    assert r.fits
+    assert 0 < r.free_bytes_per_gpu < 10 * GB
+
+
+def test_splitting_over_two_gpus_halves_weights_and_kv_per_gpu():
+    one = report(model="llama-3.1-70b", gpus=1)
+    two = report(model="llama-3.1-70b", gpus=2)
+    assert two.weights_bytes == one.weights_bytes
+    assert two.weights_bytes_per_gpu == one.weights_bytes_per_gpu / 2
+    assert two.kv_bytes == one.kv_bytes
+    assert two.kv_bytes_per_gpu == one.kv_bytes_per_gpu / 2
+    assert two.fits                       # 70.6 GB of FP16 weights and a little KV per GPU
+
+
+def test_moe_keeps_every_expert_resident():
+    r = report(model="mixtral-8x7b", weights="fp16", gpu="h800")
+    assert r.weights_bytes == pytest.approx(46.7e9 * 2, rel=0.01)
+    assert r.active_parameters < r.parameters / 3
+
+
+def test_allowance_is_stated_and_small():
+    r = report(model="llama-3.1-70b", weights="fp8", prompt_tokens=1000, batch=1)
+    assert 1 * GiB < r.overhead_bytes_per_gpu < 1.5 * GiB
+    assert r.used_bytes_per_gpu == pytest.approx(r.weights_bytes_per_gpu + r.kv_bytes_per_gpu
+                                                 + r.overhead_bytes_per_gpu)
+    assert r.free_bytes_per_gpu == pytest.approx(r.hbm_bytes_per_gpu - r.used_bytes_per_gpu)
+
+
+def test_allowance_grows_with_tokens_in_flight():
+    small = memory.allowance_bytes_per_gpu(fx.LLAMA_31_8B, 1, 1, 100)
+    big = memory.allowance_bytes_per_gpu(fx.LLAMA_31_8B, 1, 8, 8000)
+    assert big > small + 1 * GB
+
+
+@pytest.mark.parametrize("batch, prompt, output", [(1, 1000, 500), (8, 4000, 4000), (64, 2000, 2000)])
+def test_longest_context_and_most_sequences_agree_with_fits(batch, prompt, output):
+    r = report(model="llama-3.1-8b", gpu="a100-80gb", batch=batch, prompt_tokens=prompt, output_tokens=output)
+    assert r.fits == (r.max_sequences >= batch) == (r.max_context_tokens >= prompt + output)
+
+
+def test_most_sequences_shrinks_as_context_grows():
+    short = report(model="llama-3.1-8b", gpu="a100-80gb", prompt_tokens=1000, output_tokens=1000)
+    long = report(model="llama-3.1-8b", gpu="a100-80gb", prompt_tokens=30000, output_tokens=2000)
+    assert long.max_sequences < short.max_sequences / 10
+    # Each sequence of 2,000 tokens takes 2000 * 128 KiB of KV: roughly (80 GB - 16 GB) / 262 MB of them.
+    assert short.max_sequences == pytest.approx((80e9 - 16.06e9 - short.overhead_bytes_per_gpu) / (2000 * 131072), abs=1)

@@ -1,0 +1,64 @@
+"""FLOPs and bytes of a prefill pass and a decode step."""
+import pytest
+
+from engine.kv_cache import attention_flops_per_position
+from engine.parameters import parameter_counts
+from engine.passes import decode_step_work, prefill_work
+from tests.engine import fixtures as fx
+
+
+def _decode(model, batch, precision=fx.FP16, gpus=1):
+    from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu
+    return decode_step_work(model, parameter_counts(model), fx.H800, gpus, precision.bytes_per_value,
+                            kv_bytes_per_token(model, precision), kv_share_per_gpu(model, gpus), batch)
+
+
+def _prefill(model, batch, prompt, precision=fx.FP16):
+    from engine.kv_cache import kv_bytes_per_token
+    return prefill_work(model, parameter_counts(model), fx.H800, 1, precision.bytes_per_value,
+                        kv_bytes_per_token(model, precision), 1.0, batch, prompt)
+
+
+def test_decode_step_reads_every_weight_once_plus_the_kv_cache():
+    counts = parameter_counts(fx.LLAMA_31_70B)
+    step = _decode(fx.LLAMA_31_70B, batch=1).at(1000)
+    weights = (counts.total - counts.embedding) * 2
+    kv = 1001 * 327_680                          # 1000 cached tokens read, 1 written
+    assert step.bytes_per_gpu == pytest.approx(weights + kv)
+    assert step.flops == pytest.approx(2 * counts.matmul_per_token + attention_flops_per_position(fx.LLAMA_31_70B) * 1001)
+
+
+def test_decode_flops_grow_with_batch_but_weight_bytes_do_not():
+    one, many = _decode(fx.LLAMA_31_8B, 1), _decode(fx.LLAMA_31_8B, 64)
+    assert many.flops_fixed == pytest.approx(64 * one.flops_fixed)
+    weights_one = one.bytes_per_gpu_fixed - one.bytes_per_gpu_per_context_token
+    weights_many = many.bytes_per_gpu_fixed - many.bytes_per_gpu_per_context_token
+    assert weights_many == pytest.approx(weights_one)
+
+
+def test_moe_decode_reads_only_active_experts_at_batch_1_and_all_at_large_batch():
+    counts = parameter_counts(fx.MIXTRAL_8X7B)
+    one = _decode(fx.MIXTRAL_8X7B, 1)
+    weights_one = one.bytes_per_gpu_fixed - one.bytes_per_gpu_per_context_token
+    assert weights_one == pytest.approx((counts.active - counts.embedding) * 2)
+    big = _decode(fx.MIXTRAL_8X7B, 256)
+    weights_big = big.bytes_per_gpu_fixed - big.bytes_per_gpu_per_context_token
+    assert weights_big == pytest.approx((counts.total - counts.embedding) * 2, rel=1e-6)
+    # FLOPs per token stay those of the active parameters.
+    assert big.flops_fixed / 256 == pytest.approx(one.flops_fixed)
+
+
+def test_prefill_counts_causal_attention_and_the_lm_head_once_per_sequence():
+    model, counts = fx.LLAMA_2_7B, parameter_counts(fx.LLAMA_2_7B)
+    work = _prefill(model, batch=2, prompt=128)
+    body = counts.matmul_per_token - counts.lm_head_matmul
+    expected = (2 * body * 256 + 2 * counts.lm_head_matmul * 2
+                + attention_flops_per_position(model) * 2 * 128 * 129 / 2)
+    assert work.flops == pytest.approx(expected)
+    assert work.bytes_per_gpu == pytest.approx((counts.total - counts.embedding) * 2 + 256 * 524_288)
+
+
+def test_prefill_of_a_long_prompt_touches_every_expert():
+    counts = parameter_counts(fx.DEEPSEEK_V3)
+    work = _prefill(fx.DEEPSEEK_V3, batch=1, prompt=4096, precision=fx.FP8)
+    assert work.bytes_per_gpu == pytest.approx((counts.total - counts.embedding) * 1 + 4096 * 35_136, rel=1e-6)

@@ -1,0 +1,71 @@
+"""Roofline: ridge point, attainable FLOPS, which bound applies to each phase."""
+import numpy as np
+import pytest
+
+from engine import roofline
+from engine.errors import InputError
+from tests.engine import fixtures as fx
+from tests.engine.fixtures import report
+
+
+def test_h800_ridge_point_is_about_300():
+    assert roofline.ridge_point(fx.H800, fx.FP16) == pytest.approx(989.4e12 / 3.35e12)
+    assert 280 < roofline.ridge_point(fx.H800, fx.FP16) < 310       # the seed's "x300"
+    assert roofline.ridge_point(fx.H800, fx.FP8) == pytest.approx(2 * roofline.ridge_point(fx.H800, fx.FP16), rel=1e-3)
+
+
+def test_attainable_and_utilisation_follow_min_of_peak_and_bandwidth():
+    ridge = roofline.ridge_point(fx.H800, fx.FP16)
+    assert roofline.attainable_flops(fx.H800, fx.FP16, 1.0) == pytest.approx(3.35e12)
+    assert roofline.attainable_flops(fx.H800, fx.FP16, 10 * ridge) == pytest.approx(989.4e12)
+    assert roofline.utilisation(fx.H800, fx.FP16, ridge / 2) == pytest.approx(0.5)
+    intensities = np.array([0.0, ridge / 4, ridge, 4 * ridge])
+    np.testing.assert_allclose(roofline.utilisation(fx.H800, fx.FP16, intensities), [0, 0.25, 1, 1])
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), "10", None, np.array([1.0, -2.0])])
+def test_bad_intensity_is_an_input_error(bad):
+    with pytest.raises(InputError):
+        roofline.attainable_flops(fx.H800, fx.FP16, bad)
+
+
+def test_fp8_on_a100_falls_back_to_fp16_weight_only():
+    assert roofline.compute_precision_used(fx.A100_80GB, fx.FP8) == "fp16"
+    assert roofline.is_weight_only(fx.A100_80GB, fx.FP8)
+    assert not roofline.is_weight_only(fx.H800, fx.FP8)
+    assert roofline.peak_flops(fx.A100_80GB, fx.FP8) == 312e12
+    r = report(gpu="a100-80gb", weights="fp8", model="llama-3.1-8b")
+    assert r.weight_only and r.compute_precision == "fp16"
+
+
+def test_decode_at_batch_1_is_memory_bound_and_prefill_of_1000_tokens_compute_bound():
+    for mode in ("ideal", "realistic"):
+        r = report(gpu="h800", model="llama-3.1-70b", weights="fp8", prompt_tokens=1000, batch=1, mode=mode)
+        assert r.decode.bound == "memory"
+        assert r.prefill.bound == "compute"
+        assert r.decode.utilisation < 0.05                  # the seed's 1-5%
+        assert r.prefill.utilisation > 0.5
+
+
+def test_ideal_mode_is_exactly_the_roofline_on_one_gpu():
+    r = report(gpu="h800", model="llama-3.1-70b", weights="fp8", mode="ideal")
+    flops, bytes_ = r.prefill.flops, r.prefill.bytes
+    assert r.prefill.seconds == pytest.approx(max(flops / 1978.9e12, bytes_ / 3.35e12), rel=1e-12)
+    step = max(r.decode.flops_per_token / 1978.9e12, r.decode.bytes_per_token / 3.35e12)
+    assert r.decode.seconds_per_token == pytest.approx(step, rel=1e-12)
+    intensity = r.prefill.flops / r.prefill.bytes
+    assert r.prefill.utilisation == pytest.approx(roofline.utilisation(fx.H800, fx.FP8, intensity))
+
+
+def test_realistic_is_never_faster_than_ideal():
+    for fields in (dict(), dict(batch=64), dict(gpus=8, weights="fp8"), dict(prompt_tokens=10, output_tokens=2)):
+        ideal, real = report(mode="ideal", **fields), report(mode="realistic", **fields)
+        assert real.ttft_seconds > ideal.ttft_seconds
+        assert real.tpot_seconds > ideal.tpot_seconds
+
+
+def test_batching_moves_decode_towards_the_ridge():
+    small = report(model="llama-3.1-8b", gpu="h800", batch=1, prompt_tokens=100, output_tokens=100, mode="ideal")
+    big = report(model="llama-3.1-8b", gpu="h800", batch=1024, prompt_tokens=100, output_tokens=100, mode="ideal")
+    assert big.decode.utilisation > 50 * small.decode.utilisation
+    assert big.tpot_seconds < 20 * small.tpot_seconds            # 1024x the tokens for far less than 1024x the time
