@@ -24,7 +24,7 @@ import sys
 from typing import Callable
 
 from engine.errors import InputError
-from engine.scenario import Scenario
+from engine.scenario import PRICE_ALLOWED, WHOLE_NUMBER_FIELDS, Scenario, allowed_whole_number
 
 EXIT_BAD_INPUT = 2
 _DEFAULTS = Scenario()
@@ -54,27 +54,27 @@ class _Parser(argparse.ArgumentParser):
         raise _BadUsage(f"{sentence.rstrip('.')}; see '{self.prog} --help'.")
 
 
-def _whole_number(option: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
+def _number_option(option: str, field: str) -> Callable[[str], int | float]:
+    """A type function for ``option``: text -> the number it spells, or one sentence naming what is allowed.
+
+    Whole-number fields keep every digit ("99999999999999999999999" stays exact, so
+    the range sentence shows it as typed); ``Scenario`` validation judges the range.
+    """
+    whole = field in WHOLE_NUMBER_FIELDS
+    allowed = allowed_whole_number(field) if whole else PRICE_ALLOWED
+
+    def parse(text: str) -> int | float:
+        try:
+            return int(text)
+        except ValueError:
+            pass
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not (math.isfinite(value) and value.is_integer()):
-            raise argparse.ArgumentTypeError(f"{option} must be a whole number; got {text!r}.")
-        return int(value)
-    return parse
-
-
-def _number(option: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{option} must be a finite number; got {text!r}.")
-        return value
+        if not math.isfinite(value) or (whole and not value.is_integer()):
+            raise argparse.ArgumentTypeError(f"{option} must be {allowed}; got {text!r}.")
+        return int(value) if whole else value
     return parse
 
 
@@ -87,17 +87,17 @@ def add_report_command(commands) -> None:
     p.add_argument("--model", default=_DEFAULTS.model, help="model id (default: %(default)s)")
     p.add_argument("--weights", default=_DEFAULTS.weights, help="weight precision id (default: %(default)s)")
     p.add_argument("--kv", default=_DEFAULTS.kv, help="KV cache precision id (default: %(default)s)")
-    p.add_argument("--gpus", type=_whole_number("--gpus"), default=_DEFAULTS.gpus,
+    p.add_argument("--gpus", type=_number_option("--gpus", "gpus"), default=_DEFAULTS.gpus,
                    help="GPUs in the tensor-parallel group (default: %(default)s)")
-    p.add_argument("--batch", type=_whole_number("--batch"), default=_DEFAULTS.batch,
+    p.add_argument("--batch", type=_number_option("--batch", "batch"), default=_DEFAULTS.batch,
                    help="sequences decoded together (default: %(default)s)")
-    p.add_argument("--prompt", type=_whole_number("--prompt"), default=_DEFAULTS.prompt_tokens,
+    p.add_argument("--prompt", type=_number_option("--prompt", "prompt_tokens"), default=_DEFAULTS.prompt_tokens,
                    help="prompt tokens per sequence (default: %(default)s)")
-    p.add_argument("--output", type=_whole_number("--output"), default=_DEFAULTS.output_tokens,
+    p.add_argument("--output", type=_number_option("--output", "output_tokens"), default=_DEFAULTS.output_tokens,
                    help="output tokens per sequence (default: %(default)s)")
     p.add_argument("--mode", default=_DEFAULTS.mode,
                    help="'ideal' (pure roofline at 100%% of peak) or 'realistic' (default: %(default)s)")
-    p.add_argument("--usd-per-gpu-hour", type=_number("--usd-per-gpu-hour"), default=_DEFAULTS.usd_per_gpu_hour,
+    p.add_argument("--usd-per-gpu-hour", type=_number_option("--usd-per-gpu-hour", "usd_per_gpu_hour"), default=_DEFAULTS.usd_per_gpu_hour,
                    help="rental price of one GPU for an hour, US dollars (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print the report as JSON (SI units)")
     p.set_defaults(run=run_report)
@@ -158,8 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, catalog=None) -> int:
     """Run one subcommand; 0 on success, 2 with one sentence on stderr for bad input."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_attach_dash_values(argv, parser))
         if not hasattr(args, "run"):
             raise _BadUsage(f"Choose a command: {', '.join(parser._commands())}; "
                             f"see 'python -m engine --help'.")
@@ -167,6 +168,33 @@ def main(argv: list[str] | None = None, catalog=None) -> int:
     except (InputError, _BadUsage) as error:
         print(_printable(str(error)), file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _value_options(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option string, in the parser and its subcommands, that takes one value."""
+    found: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _value_options(sub)
+        elif action.option_strings and action.nargs is None:
+            found.update(action.option_strings)
+    return found
+
+
+def _attach_dash_values(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``--prompt -1e5`` -> ``--prompt=-1e5``: argparse would take "-1e5" or "-inf" for an option
+    and answer "expected one argument"; attached, the value reaches the type function, whose
+    sentence names it. A following word that is itself an option is left alone."""
+    takes_value = _value_options(parser)
+    known = takes_value | {"--json", "-h", "--help", "--"}
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in takes_value and arg.startswith("-") and arg.split("=")[0] not in known:
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
 
 
 def _printable(sentence: str) -> str:

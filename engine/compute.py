@@ -21,7 +21,7 @@ from engine.parameters import ParameterCounts, parameter_counts
 from engine.passes import DecodeStepWork, decode_step_work, prefill_work
 from engine.report import DecodeReport, PrefillReport, Report
 from engine.request import Machine, request_timeline, time_pass
-from engine.roofline import compute_precision_used
+from engine.roofline import compute_precision_used, peak_flops, ridge_point
 from engine.scenario import Scenario, validate_scenario
 
 _COUNTS: dict[int, tuple[Model, ParameterCounts]] = {}
@@ -67,7 +67,7 @@ def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Pr
             f"{model.name} has {model.attention_heads} attention heads, so tensor parallelism can split it "
             f"over at most {model.attention_heads} GPUs; got {scenario.gpus}.")
     compute_precision = compute_precision_used(gpu, weights)
-    machine = Machine(peak_flops_per_gpu=gpu.flops_per_second[compute_precision],
+    machine = Machine(peak_flops_per_gpu=peak_flops(gpu, weights),
                       bandwidth_bytes_per_second=gpu.memory_bandwidth_bytes_per_second,
                       gpus=scenario.gpus, efficiency=EFFICIENCIES[scenario.mode])
     return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv,
@@ -120,7 +120,7 @@ def _report(s: Setup) -> Report:
         hbm_bytes_per_gpu=memory.capacity_bytes_per_gpu,
         free_bytes_per_gpu=memory.free_bytes_per_gpu,
         fits=memory.fits,
-        ridge_flops_per_byte=machine.peak_flops_per_gpu / machine.bandwidth_bytes_per_second,
+        ridge_flops_per_byte=ridge_point(s.gpu, s.weights),
         prefill=PrefillReport(
             flops=prefill.flops, bytes=prefill.bytes_per_gpu * g, seconds=prefill_timing.seconds,
             bound=prefill_timing.bound, utilisation=prefill_timing.utilisation,

@@ -65,6 +65,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Efficiency:
@@ -77,6 +79,22 @@ class Efficiency:
     pass_overhead_seconds: float      # fixed cost of every forward pass (prefill or decode step)
     allreduce_latency_seconds: float  # fixed cost of every all-reduce call
 
+    def allreduce_seconds(self, link_seconds: float, allreduce_calls: int) -> float:
+        """Communication of one pass: ``A / link_share + calls * allreduce_latency``."""
+        return link_seconds / self.link_share + allreduce_calls * self.allreduce_latency_seconds
+
+    def fixed_seconds(self, link_seconds: float, allreduce_calls: int) -> float:
+        """The part of a pass's time that no FLOP or byte changes: communication plus the pass overhead."""
+        return self.allreduce_seconds(link_seconds, allreduce_calls) + self.pass_overhead_seconds
+
+    def roofline_seconds(self, compute_seconds, memory_seconds):
+        """``max(C', M') + (1 - overlap) * min(C', M')`` of times already at the mode's shares (numpy-friendly)."""
+        if isinstance(compute_seconds, np.ndarray) or isinstance(memory_seconds, np.ndarray):
+            larger = np.maximum(compute_seconds, memory_seconds)
+        else:
+            larger = max(compute_seconds, memory_seconds)
+        return larger + (1.0 - self.overlap) * (compute_seconds + memory_seconds - larger)
+
 
 IDEAL = Efficiency("ideal", compute_share=1.0, bandwidth_share=1.0, link_share=1.0, overlap=1.0,
                    pass_overhead_seconds=0.0, allreduce_latency_seconds=0.0)
@@ -86,14 +104,3 @@ REALISTIC = Efficiency("realistic", compute_share=0.70, bandwidth_share=0.80, li
 
 EFFICIENCIES = {IDEAL.mode: IDEAL, REALISTIC.mode: REALISTIC}
 
-
-def pass_seconds(compute_seconds: float, memory_seconds: float, link_seconds: float,
-                 allreduce_calls: int, efficiency: Efficiency) -> float:
-    """Time of one forward pass in ``efficiency``'s mode (formula in the module docstring)."""
-    c = compute_seconds / efficiency.compute_share
-    m = memory_seconds / efficiency.bandwidth_share
-    longer, shorter = (c, m) if c >= m else (m, c)
-    return (longer + (1.0 - efficiency.overlap) * shorter
-            + link_seconds / efficiency.link_share
-            + allreduce_calls * efficiency.allreduce_latency_seconds
-            + efficiency.pass_overhead_seconds)

@@ -5,7 +5,8 @@ the model's ``config.json``); nothing is copied from a model card. A test
 checks each catalogue model against its ``published_parameters``.
 
 Formulas (h = hidden_size, V = vocab_size, all projections without bias, as
-in Llama, Mixtral and DeepSeek-V3):
+in Llama, Mixtral and DeepSeek-V3; Qwen2.5's q/k/v biases, under 0.01% of its
+parameters, are left out):
 
 - token embedding: ``V * h``; LM head: ``V * h`` unless ``tied_embeddings``.
 - attention, multi-head / grouped-query (GQA): q and o are ``h * heads * head_dim``

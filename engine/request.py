@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.efficiency import Efficiency, pass_seconds
+from engine.efficiency import Efficiency
 from engine.passes import DecodeStepWork, PassWork
 from engine.roofline import bound
 
@@ -37,6 +37,16 @@ class Machine:
     bandwidth_bytes_per_second: float
     gpus: int
     efficiency: Efficiency
+
+    @property
+    def compute_flops_per_second(self) -> float:
+        """FLOP/s the mode reaches on all GPUs together: ``gpus * peak * compute_share``."""
+        return self.peak_flops_per_gpu * self.gpus * self.efficiency.compute_share
+
+    @property
+    def memory_bytes_per_second(self) -> float:
+        """HBM bytes/s the mode reaches on each GPU: ``bandwidth * bandwidth_share``."""
+        return self.bandwidth_bytes_per_second * self.efficiency.bandwidth_share
 
 
 @dataclass(frozen=True)
@@ -52,16 +62,13 @@ class PassTiming:
 def time_pass(work: PassWork, machine: Machine) -> PassTiming:
     """How long one forward pass takes on ``machine``, and what limits it."""
     eff = machine.efficiency
+    compute = work.flops / machine.compute_flops_per_second
+    memory = work.bytes_per_gpu / machine.memory_bytes_per_second
+    seconds = eff.roofline_seconds(compute, memory) + eff.fixed_seconds(work.link_seconds, work.allreduce_calls)
     all_peaks = machine.peak_flops_per_gpu * machine.gpus
-    compute = work.flops / all_peaks
-    memory = work.bytes_per_gpu / machine.bandwidth_bytes_per_second
-    seconds = pass_seconds(compute, memory, work.link_seconds, work.allreduce_calls, eff)
-    compute_mode = compute / eff.compute_share
-    memory_mode = memory / eff.bandwidth_share
-    allreduce = work.link_seconds / eff.link_share + work.allreduce_calls * eff.allreduce_latency_seconds
-    return PassTiming(seconds=seconds, compute_seconds=compute_mode, memory_seconds=memory_mode,
-                      bound=bound(compute_mode, memory_mode),
-                      utilisation=min(1.0, work.flops / (seconds * all_peaks)), allreduce_seconds=allreduce)
+    return PassTiming(seconds=seconds, compute_seconds=compute, memory_seconds=memory,
+                      bound=bound(compute, memory), utilisation=min(1.0, work.flops / (seconds * all_peaks)),
+                      allreduce_seconds=eff.allreduce_seconds(work.link_seconds, work.allreduce_calls))
 
 
 def _sum_of_line(intercept: float, slope: float, first: int, last: int) -> float:
@@ -92,16 +99,14 @@ def decode_seconds_sum(step: DecodeStepWork, machine: Machine, first_context: in
     if steps <= 0:
         return 0.0
     eff = machine.efficiency
-    compute_rate = machine.peak_flops_per_gpu * machine.gpus * eff.compute_share
-    memory_rate = machine.bandwidth_bytes_per_second * eff.bandwidth_share
+    compute_rate, memory_rate = machine.compute_flops_per_second, machine.memory_bytes_per_second
     a0, a1 = step.flops_fixed / compute_rate, step.flops_per_context_token / compute_rate
     b0, b1 = step.bytes_per_gpu_fixed / memory_rate, step.bytes_per_gpu_per_context_token / memory_rate
     last = first_context + steps - 1
     # max + (1 - overlap) * min  ==  overlap * max + (1 - overlap) * (compute + memory)
     larger = sum_of_max_of_two_lines(a0, a1, b0, b1, first_context, last)
     both = _sum_of_line(a0 + b0, a1 + b1, first_context, last)
-    fixed = (step.link_seconds / eff.link_share + step.allreduce_calls * eff.allreduce_latency_seconds
-             + eff.pass_overhead_seconds)
+    fixed = eff.fixed_seconds(step.link_seconds, step.allreduce_calls)
     return eff.overlap * larger + (1.0 - eff.overlap) * both + steps * fixed
 
 

@@ -38,7 +38,7 @@ def is_weight_only(gpu: Gpu, precision: Precision) -> bool:
 
 def peak_flops(gpu: Gpu, precision: Precision) -> float:
     """Dense peak FLOP/s of one GPU for matmuls with weights in ``precision``."""
-    return gpu.flops_per_second[compute_precision_used(gpu, precision)]
+    return gpu.peak_flops_for(precision.compute_precision)
 
 
 def ridge_point(gpu: Gpu, precision: Precision) -> float:

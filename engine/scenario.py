@@ -15,7 +15,7 @@ and to refuse what is physically meaningless):
 - ``prompt_tokens`` and ``output_tokens``: at least 1, and prompt plus output at
   most 10,000,000 tokens (ten times the longest context of today's models);
 - ``usd_per_gpu_hour``: a finite price from 0 to 10,000 US dollars;
-- ``mode``: ``"ideal"`` or ``"realistic"``.
+- ``mode``: ``"ideal"`` or ``"realistic"`` (any case; stored in lower case).
 """
 from __future__ import annotations
 
@@ -30,6 +30,21 @@ MAX_GPUS = 64
 MAX_BATCH = 4096
 MAX_CONTEXT_TOKENS = 10_000_000
 MAX_USD_PER_GPU_HOUR = 10_000.0
+
+# Whole-number fields: (how a sentence names it, smallest, largest, unit after the range).
+WHOLE_NUMBER_FIELDS = {
+    "gpus": ("The number of GPUs", 1, MAX_GPUS, ""),
+    "batch": ("The batch", 1, MAX_BATCH, " sequences"),
+    "prompt_tokens": ("The prompt length", 1, MAX_CONTEXT_TOKENS, " tokens"),
+    "output_tokens": ("The output length", 1, MAX_CONTEXT_TOKENS, " tokens"),
+}
+PRICE_ALLOWED = f"a number from 0 to {MAX_USD_PER_GPU_HOUR:,.0f} US dollars"
+
+
+def allowed_whole_number(field: str) -> str:
+    """What ``field`` may be, as the end of a sentence: "a whole number from 1 to 64"."""
+    _, low, high, unit = WHOLE_NUMBER_FIELDS[field]
+    return f"a whole number from {low:,} to {high:,}{unit}"
 
 
 @dataclass(frozen=True)
@@ -53,8 +68,9 @@ def _shown(value) -> str:
     return repr(value)
 
 
-def _whole_number(value, what: str, low: int, high: int, unit: str = "") -> int:
-    allowed = f"{what} must be a whole number from {low:,} to {high:,}{unit}"
+def _whole_number(value, field: str) -> int:
+    what, low, high, _ = WHOLE_NUMBER_FIELDS[field]
+    allowed = f"{what} must be {allowed_whole_number(field)}"
     if isinstance(value, bool):
         raise InputError(f"{allowed}; got {value!r}.")
     if isinstance(value, Integral):
@@ -75,7 +91,7 @@ def _identifier(value, what: str, example: str) -> str:
 
 
 def _price(value) -> float:
-    allowed = f"The price per GPU-hour must be a number from 0 to {MAX_USD_PER_GPU_HOUR:,.0f} US dollars"
+    allowed = f"The price per GPU-hour must be {PRICE_ALLOWED}"
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
         raise InputError(f"{allowed}; got {value!r}.")
     if not 0 <= value <= MAX_USD_PER_GPU_HOUR:
@@ -95,21 +111,23 @@ def validate_scenario(scenario: Scenario) -> Scenario:
     model = _identifier(scenario.model, "The model", "llama-3.1-70b")
     weights = _identifier(scenario.weights, "The weight precision", "fp16")
     kv = _identifier(scenario.kv, "The KV cache precision", "fp16")
-    gpus = _whole_number(scenario.gpus, "The number of GPUs", 1, MAX_GPUS)
-    batch = _whole_number(scenario.batch, "The batch", 1, MAX_BATCH, " sequences")
-    prompt = _whole_number(scenario.prompt_tokens, "The prompt length", 1, MAX_CONTEXT_TOKENS, " tokens")
-    output = _whole_number(scenario.output_tokens, "The output length", 1, MAX_CONTEXT_TOKENS, " tokens")
+    gpus = _whole_number(scenario.gpus, "gpus")
+    batch = _whole_number(scenario.batch, "batch")
+    prompt = _whole_number(scenario.prompt_tokens, "prompt_tokens")
+    output = _whole_number(scenario.output_tokens, "output_tokens")
     if prompt + output > MAX_CONTEXT_TOKENS:
         raise InputError(
             f"Prompt plus output must be at most {MAX_CONTEXT_TOKENS:,} tokens; "
             f"got {prompt:,} + {output:,} = {prompt + output:,}.")
     price = _price(scenario.usd_per_gpu_hour)
-    if not isinstance(scenario.mode, str) or scenario.mode not in MODES:
+    mode = scenario.mode.strip().lower() if isinstance(scenario.mode, str) else None
+    if mode not in MODES:
         raise InputError(f"The mode must be 'ideal' or 'realistic'; got {scenario.mode!r}.")
-    checked = (gpu, model, weights, kv, gpus, batch, prompt, output, price)
+    checked = (gpu, model, weights, kv, gpus, batch, prompt, output, price, mode)
     current = (scenario.gpu, scenario.model, scenario.weights, scenario.kv, scenario.gpus,
-               scenario.batch, scenario.prompt_tokens, scenario.output_tokens, scenario.usd_per_gpu_hour)
+               scenario.batch, scenario.prompt_tokens, scenario.output_tokens, scenario.usd_per_gpu_hour,
+               scenario.mode)
     if all(a is b or (type(a) is type(b) and a == b) for a, b in zip(checked, current)):
         return scenario
     return replace(scenario, gpu=gpu, model=model, weights=weights, kv=kv, gpus=gpus, batch=batch,
-                   prompt_tokens=prompt, output_tokens=output, usd_per_gpu_hour=price)
+                   prompt_tokens=prompt, output_tokens=output, usd_per_gpu_hour=price, mode=mode)

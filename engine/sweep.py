@@ -9,29 +9,43 @@ from __future__ import annotations
 import numpy as np
 
 from engine.compute import Setup, decode_step_of, memory_of, resolve, setup
+from engine.errors import InputError
 from engine.passes import DecodeStepWork
 from engine.request import Machine
-from engine.scenario import Scenario
+from engine.scenario import MAX_CONTEXT_TOKENS, Scenario
 
 DEFAULT_MAX_CONTEXT_TOKENS = 131072
 
 
 def context_tokens(max_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS) -> np.ndarray:
     """The context lengths 1, 2, ..., ``max_tokens`` as a float array."""
+    if (isinstance(max_tokens, bool) or not isinstance(max_tokens, (int, np.integer))
+            or not 1 <= max_tokens <= MAX_CONTEXT_TOKENS):
+        raise InputError(f"The longest context of a sweep must be a whole number from 1 to "
+                         f"{MAX_CONTEXT_TOKENS:,} tokens; got {max_tokens!r}.")
     return np.arange(1, max_tokens + 1, dtype=np.float64)
 
 
+def checked_contexts(contexts) -> np.ndarray:
+    """``contexts`` as a float array; ``InputError`` unless every one is a finite count of 0 to the maximum."""
+    try:
+        values = np.asarray(contexts, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > MAX_CONTEXT_TOKENS):
+        shown = repr(contexts) if len(repr(contexts)) <= 60 else repr(contexts)[:57] + "..."
+        raise InputError(f"Context lengths must be finite numbers of tokens from 0 to {MAX_CONTEXT_TOKENS:,}; "
+                         f"got {shown}.")
+    return values
+
+
 def decode_step_seconds(step: DecodeStepWork, machine: Machine, contexts: np.ndarray) -> np.ndarray:
-    """Time of one decode step at each context in ``contexts`` (same formula as ``efficiency.pass_seconds``)."""
+    """Time of one decode step at each context in ``contexts`` (the formula of ``request.time_pass``)."""
     eff = machine.efficiency
-    compute_rate = machine.peak_flops_per_gpu * machine.gpus * eff.compute_share
-    memory_rate = machine.bandwidth_bytes_per_second * eff.bandwidth_share
-    compute = (step.flops_fixed + step.flops_per_context_token * contexts) / compute_rate
-    memory = (step.bytes_per_gpu_fixed + step.bytes_per_gpu_per_context_token * contexts) / memory_rate
-    fixed = (step.link_seconds / eff.link_share + step.allreduce_calls * eff.allreduce_latency_seconds
-             + eff.pass_overhead_seconds)
-    larger = np.maximum(compute, memory)
-    return larger + (1.0 - eff.overlap) * (compute + memory - larger) + fixed
+    compute = (step.flops_fixed + step.flops_per_context_token * contexts) / machine.compute_flops_per_second
+    memory = ((step.bytes_per_gpu_fixed + step.bytes_per_gpu_per_context_token * contexts)
+              / machine.memory_bytes_per_second)
+    return eff.roofline_seconds(compute, memory) + eff.fixed_seconds(step.link_seconds, step.allreduce_calls)
 
 
 def setup_for(scenario: Scenario, catalog=None) -> Setup:
@@ -42,20 +56,20 @@ def setup_for(scenario: Scenario, catalog=None) -> Setup:
 def decode_step_seconds_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog=None) -> np.ndarray:
     """Seconds per decode step of ``scenario``'s batch when each sequence holds each context length."""
     s = setup_for(scenario, catalog)
-    return decode_step_seconds(decode_step_of(s), s.machine, np.asarray(contexts, dtype=np.float64))
+    return decode_step_seconds(decode_step_of(s), s.machine, checked_contexts(contexts))
 
 
 def kv_bytes_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog=None) -> np.ndarray:
     """KV cache of ``scenario``'s batch at each context length, all sequences, in bytes."""
     s = setup_for(scenario, catalog)
-    return s.kv_bytes_per_token * s.scenario.batch * np.asarray(contexts, dtype=np.float64)
+    return s.kv_bytes_per_token * s.scenario.batch * checked_contexts(contexts)
 
 
 def free_bytes_per_gpu_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog=None) -> np.ndarray:
     """HBM left on each GPU at each context length (negative: short by that much); allowance as in the report."""
     s = setup_for(scenario, catalog)
     plan = memory_of(s)
-    kv_per_gpu = s.kv_bytes_per_token * s.kv_share_per_gpu * s.scenario.batch * np.asarray(contexts, dtype=np.float64)
+    kv_per_gpu = s.kv_bytes_per_token * s.kv_share_per_gpu * s.scenario.batch * checked_contexts(contexts)
     return plan.capacity_bytes_per_gpu - plan.weights_bytes_per_gpu - plan.allowance_bytes_per_gpu - kv_per_gpu
 
 
@@ -64,5 +78,5 @@ def max_sequences_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog
     s = setup_for(scenario, catalog)
     plan = memory_of(s)
     room = plan.capacity_bytes_per_gpu - plan.weights_bytes_per_gpu - plan.allowance_bytes_per_gpu
-    per_sequence = s.kv_bytes_per_token * s.kv_share_per_gpu * np.asarray(contexts, dtype=np.float64)
+    per_sequence = s.kv_bytes_per_token * s.kv_share_per_gpu * np.maximum(checked_contexts(contexts), 1.0)
     return np.floor(np.maximum(room, 0.0) / per_sequence).astype(np.int64)

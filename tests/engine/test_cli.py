@@ -46,6 +46,14 @@ def test_defaults_are_the_contract_values(capsys):
     assert json.loads(capsys.readouterr().out) == defaults
 
 
+def test_ids_and_mode_are_read_in_any_case(capsys):
+    assert main(["report", "--gpu", "h800", "--mode", "ideal", "--json"]) == 0
+    lower = json.loads(capsys.readouterr().out)
+    assert main(["report", "--gpu", "H800", "--model", "LLAMA-3.1-70B", "--weights", "FP16",
+                 "--kv", "Fp16", "--mode", "IDEAL", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == lower
+
+
 def test_weight_only_note_in_text(capsys):
     assert main(["report", "--gpu", "a100-80gb", "--weights", "fp8"]) == 0
     assert "weight-only" in capsys.readouterr().out
@@ -53,8 +61,18 @@ def test_weight_only_note_in_text(capsys):
 
 @pytest.mark.parametrize("args, words", [
     (["report", "--gpus", "0"], ["0", "1 to 64"]),
-    (["report", "--gpus", "two"], ["--gpus", "'two'"]),
-    (["report", "--batch", "1.5"], ["--batch", "'1.5'"]),
+    (["report", "--gpus", "two"], ["--gpus", "'two'", "1 to 64"]),
+    (["report", "--gpus", "1e400"], ["--gpus", "'1e400'", "1 to 64"]),
+    (["report", "--gpus", "nan"], ["--gpus", "'nan'", "1 to 64"]),
+    (["report", "--batch", "1.5"], ["--batch", "'1.5'", "1 to 4,096"]),
+    (["report", "--batch", "99999999999999999999999"], ["99,999,999,999,999,999,999,999", "1 to 4,096"]),
+    (["report", "--output", "0"], ["0", "1 to 10,000,000"]),
+    (["report", "--prompt", "-1e5"], ["-100,000", "1 to 10,000,000"]),
+    (["report", "--usd-per-gpu-hour", "-inf"], ["--usd-per-gpu-hour", "'-inf'", "0 to 10,000"]),
+    (["report", "--usd-per-gpu-hour", "abc"], ["'abc'", "0 to 10,000"]),
+    (["report", "--model", "LLAMA-9"], ["LLAMA-9", "llama"]),
+    (["report", "--kv", "FP7"], ["FP7", "fp8"]),
+    (["report", "--gpu", "--json"], ["--gpu"]),
     (["report", "--prompt", "1e12"], ["1,000,000,000,000", "10,000,000"]),
     (["report", "--gpu", "h8000"], ["h8000", "h800"]),
     (["report", "--weights", "fp7"], ["fp7", "fp8"]),

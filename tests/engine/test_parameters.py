@@ -1,40 +1,50 @@
 """Parameter counts computed from each config match the published counts."""
-import math
-
 import pytest
 
-from engine.catalog import default_catalog
 from engine.parameters import parameter_counts
 from tests.engine import fixtures as fx
 
 
-def _half_unit_of_last_digit(published: float) -> float:
-    """A card's "7B" means 6.5B..7.5B: half a unit of its last significant digit."""
-    digits = f"{published:.15g}".replace(".", "").rstrip("0").lstrip("0") or "0"
-    exponent = math.floor(math.log10(published))
-    return 0.5 * 10 ** (exponent - len(digits) + 1)
+def _last_stated_digit(published: float) -> float:
+    """The unit of the last digit a card states, counting in billions: 6.74e9 -> 0.01e9, 70e9 -> 1e9."""
+    count, unit = int(published), 1
+    while unit < 10 ** 9 and count % (unit * 10) == 0:
+        unit *= 10
+    return float(unit)
 
 
-@pytest.mark.parametrize("model", list(default_catalog().models.values()) + list(fx.MODELS.values()),
-                         ids=lambda m: f"{m.origin if hasattr(m, 'origin') else ''}-{m.id}")
+def _within_stated_precision(computed: float, published: float) -> bool:
+    """Cards round or truncate to their last digit, so the count may differ by up to one unit of it."""
+    return abs(computed - published) <= _last_stated_digit(published)
+
+
+@pytest.mark.parametrize("model", list(fx.CATALOG.models.values()) + [fx.TINY_TIED], ids=lambda m: m.id)
 def test_computed_count_matches_published(model):
-    total = parameter_counts(model).total
-    tolerance = max(0.03 * model.published_parameters, _half_unit_of_last_digit(model.published_parameters))
-    assert abs(total - model.published_parameters) <= tolerance, (total, model.published_parameters)
+    counts = parameter_counts(model)
+    assert _within_stated_precision(counts.total, model.published_parameters), (
+        counts.total, model.published_parameters)
+    if model.published_active_parameters:
+        assert _within_stated_precision(counts.active, model.published_active_parameters), (
+            counts.active, model.published_active_parameters)
 
 
-def test_half_unit_reads_the_published_precision():
-    assert _half_unit_of_last_digit(7e9) == pytest.approx(0.5e9)
-    assert _half_unit_of_last_digit(70.6e9) == pytest.approx(0.05e9)
-    assert _half_unit_of_last_digit(671e9) == pytest.approx(0.5e9)
+def test_last_stated_digit_reads_the_published_precision():
+    assert _last_stated_digit(6.74e9) == 0.01e9
+    assert _last_stated_digit(70.6e9) == 0.1e9
+    assert _last_stated_digit(671e9) == _last_stated_digit(70e9) == 1e9
+    assert _last_stated_digit(138_048) == 1
+    # A precise card is held to its precision: Llama 2 7B's 6.74B allows 6.73B..6.75B.
+    assert fx.LLAMA_2_7B.published_parameters == 6.74e9
+    assert not _within_stated_precision(6.72e9, 6.74e9)
 
 
 def test_exact_counts_of_known_checkpoints():
     # The Hugging Face safetensors totals of these checkpoints.
-    assert parameter_counts(fx.LLAMA_2_7B).total == 6_738_415_616
-    assert parameter_counts(fx.LLAMA_31_8B).total == 8_030_261_248
-    assert parameter_counts(fx.LLAMA_31_70B).total == 70_553_706_496
-    assert parameter_counts(fx.MIXTRAL_8X7B).total == 46_702_792_704
+    exact = {"llama-2-7b": 6_738_415_616, "llama-2-13b": 13_015_864_320, "llama-2-70b": 68_976_648_192,
+             "llama-3.1-8b": 8_030_261_248, "llama-3.1-70b": 70_553_706_496,
+             "llama-3.1-405b": 405_853_388_800, "mixtral-8x7b": 46_702_792_704}
+    for model_id, total in exact.items():
+        assert parameter_counts(fx.CATALOG.model(model_id)).total == total, model_id
 
 
 def test_moe_active_parameters_are_top_k_plus_shared():

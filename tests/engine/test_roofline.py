@@ -69,3 +69,25 @@ def test_batching_moves_decode_towards_the_ridge():
     big = report(model="llama-3.1-8b", gpu="h800", batch=1024, prompt_tokens=100, output_tokens=100, mode="ideal")
     assert big.decode.utilisation > 50 * small.decode.utilisation
     assert big.tpot_seconds < 20 * small.tpot_seconds            # 1024x the tokens for far less than 1024x the time
+
+
+def test_int8_is_w8a8_at_the_int8_peak_as_the_catalogue_says():
+    assert fx.INT8.compute_precision == "int8"
+    assert roofline.peak_flops(fx.H800, fx.INT8) == 1978.9e12
+    assert roofline.peak_flops(fx.A100_80GB, fx.INT8) == 624e12
+    assert roofline.peak_flops(fx.A100_80GB, fx.INT4) == 312e12       # weight-only INT4: FP16 matmuls
+
+
+def test_every_peak_comes_from_the_one_fallback_rule():
+    from engine.catalog_types import FLOPS_FALLBACK
+    for gpu in fx.CATALOG.gpus.values():
+        for precision in fx.CATALOG.precisions.values():
+            chain = [p for p in FLOPS_FALLBACK[precision.compute_precision] if p in gpu.flops_per_second]
+            if not chain:
+                with pytest.raises(InputError):
+                    roofline.peak_flops(gpu, precision)
+                continue
+            assert roofline.compute_precision_used(gpu, precision) == chain[0]
+            assert roofline.peak_flops(gpu, precision) == gpu.flops_per_second[chain[0]]
+            r = report(gpu=gpu.id, model="llama-3.1-8b", weights=precision.id)
+            assert r.peak_flops_per_gpu == gpu.flops_per_second[chain[0]] and r.compute_precision == chain[0]

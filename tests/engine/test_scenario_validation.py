@@ -65,3 +65,8 @@ def test_valid_scenario_is_returned_unchanged_and_numbers_normalised():
 def test_not_a_scenario():
     with pytest.raises(InputError, match="Scenario"):
         compute_report({"gpu": "h800"}, CATALOG)
+
+
+def test_mode_is_read_in_any_case_and_stored_in_lower_case():
+    assert validate_scenario(Scenario(mode=" Ideal ")).mode == "ideal"
+    assert compute_report(Scenario(mode="REALISTIC"), CATALOG) == compute_report(Scenario(mode="realistic"), CATALOG)

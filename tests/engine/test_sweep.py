@@ -40,3 +40,19 @@ def test_most_sequences_curve_matches_the_report():
     counts = sweep.max_sequences_for_contexts(scenario, np.array([2000, 4000, 128_000]))
     assert counts[0] == report.max_sequences
     assert counts[0] >= 2 * counts[1] - 1 and counts[2] < counts[0] / 50
+
+
+@pytest.mark.parametrize("bad", [[1.0, float("nan")], [-1], [1e12], "long", [[1, "x"]], None])
+def test_bad_contexts_are_one_input_error(bad):
+    from engine import InputError
+    for curve in (sweep.decode_step_seconds_for_contexts, sweep.kv_bytes_for_contexts,
+                  sweep.free_bytes_per_gpu_for_contexts, sweep.max_sequences_for_contexts):
+        with pytest.raises(InputError, match="Context lengths must be"):
+            curve(Scenario(), bad)
+
+
+@pytest.mark.parametrize("bad", [0, -5, 10 ** 12, 2.5, "100", True])
+def test_bad_sweep_length_is_one_input_error(bad):
+    from engine import InputError
+    with pytest.raises(InputError, match="longest context of a sweep"):
+        sweep.context_tokens(bad)
