@@ -3,7 +3,25 @@
 GUI tests run offscreen: no display is needed, and nothing pops up on a
 developer's screen. Set before any Qt import so that the platform plugin
 is chosen correctly.
+
+An exception raised inside a Qt slot or virtual method fails the test that
+caused it: pytest-qt captures them by default (``qt_no_exception_capture`` is
+left off; tests/desktop/test_slot_exceptions.py checks that it stays so).
 """
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402  (after the platform is chosen)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory, monkeypatch):
+    """Every test gets an empty settings folder: no test reads or writes the user's real settings."""
+    monkeypatch.setenv("INFERENCE_PHYSICS_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+
+
+@pytest.fixture(scope="session")
+def qapp_args():
+    """A program name for the QApplication pytest-qt creates (Qt reads argv[0])."""
+    return ["inference-physics-tests"]

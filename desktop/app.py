@@ -1,0 +1,141 @@
+"""Starting the application: Qt, fonts, settings, language, the shared scenario, the window.
+
+Also the two ways the app runs without a person: ``--export`` (render every
+scene to files and exit) and ``--quit-after-first-frame`` (for the start-up
+benchmark).
+"""
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer, qInstallMessageHandler
+from PySide6.QtWidgets import QApplication, QWidget
+
+from desktop import settings as settings_store
+from desktop.fonts import install_cjk_fallback
+from desktop.i18n import Language
+from desktop.scenario_store import ScenarioStore
+from desktop.scenes.registry import scene_class, scene_classes
+from desktop.theming import apply_theme
+from engine import Scenario
+from engine.catalog import default_catalog
+from widgets.theme import THEMES
+
+APP_NAME = "Inference Physics"
+# Qt messages that say nothing to a user: the offscreen platform (used by --export) cannot
+# pass size hints to a window system it does not have.
+QUIET_QT_MESSAGES = frozenset({"This plugin does not support propagateSizeHints()"})
+
+
+def _print_qt_message(_mode, _context, message: str) -> None:
+    if message not in QUIET_QT_MESSAGES:
+        print(message, file=sys.stderr)
+
+
+def create_application() -> QApplication:
+    qInstallMessageHandler(_print_qt_message)
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName(APP_NAME)
+    app.setStyle("Fusion")    # the same look, and the themes' palettes, on every platform
+    return app
+
+
+def _startup_notes(app: QApplication, language: Language, loaded: settings_store.Loaded | None) -> list[str]:
+    """Problems worth one line each: settings replaced, no CJK font, a bad catalogue entry."""
+    notes = []
+    if loaded is not None and loaded.unreadable:
+        notes.append(language.text("app.note.settings_unreadable", path=str(loaded.path)))
+    elif loaded is not None and loaded.reset_fields:
+        notes.append(language.text("app.note.settings_reset", fields=", ".join(loaded.reset_fields)))
+    if install_cjk_fallback(app) is None:
+        notes.append(language.text("app.note.no_cjk_font"))
+    notes.extend(default_catalog().warnings)
+    for note in notes:
+        print(note, file=sys.stderr)
+    return notes
+
+
+def run_export(directory: Path, language: Language, size: QSize, theme_id: str) -> int:
+    """Every scene at its last build to ``directory``: NN-key.png and handout.pdf. Returns the exit code."""
+    from desktop import export
+    app = create_application()
+    _startup_notes(app, language, None)
+    theme = THEMES[theme_id]
+    apply_theme(app, theme)
+    store = ScenarioStore(Scenario())     # the default scenario: the same pictures every time
+    try:
+        for path in export.export_scenes(scene_classes(), language, store, theme, size,
+                                         png_dir=directory, pdf_path=directory / export.HANDOUT_FILE):
+            print(language.text("app.export.wrote", path=str(path)))
+    except OSError as problem:
+        print(language.text("app.note.export_failed", error=str(problem)), file=sys.stderr)
+        return 1
+    return 0
+
+
+class FirstFrameWatcher(QObject):
+    """Quits once ``widget`` has painted for the first time and prints the milliseconds since start."""
+
+    def __init__(self, widget: QWidget, milliseconds_since_start):
+        super().__init__(widget)
+        self._since_start = milliseconds_since_start
+        self._seen = False
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Paint and not self._seen:
+            self._seen = True
+            QTimer.singleShot(0, self._finish)    # after this paint has been drawn and flushed
+        return False
+
+    def _finish(self) -> None:
+        print(f"{self._since_start():.0f}")
+        QApplication.instance().quit()
+
+
+def run_window(language: Language, language_code: str | None, theme_id: str | None, scene_number: int | None,
+               present: bool, quit_after_first_frame: bool = False, milliseconds_since_start=None) -> int:
+    """Start the window; ``language`` is the one the command line already speaks, set to the saved choice here."""
+    from desktop.window import MainWindow    # the window's modules load only when a window is wanted
+
+    app = create_application()
+    loaded = settings_store.load()
+    settings = loaded.settings
+    if language_code:
+        settings.language = language_code     # asked for by name: remembered like a menu choice
+    if settings.language:
+        language.set_code(settings.language)
+    if theme_id:
+        settings.theme = theme_id
+    notes = _startup_notes(app, language, loaded)
+    if scene_number is not None:
+        if scene_class(scene_number) is None:
+            notes.append(language.text("app.note.no_such_scene", number=scene_number))
+            print(notes[-1], file=sys.stderr)
+        else:
+            settings.last_scene = scene_number
+    store = ScenarioStore(settings.scenario)
+    window = MainWindow(language, store, settings, default_catalog(), scene_classes())
+    _show_errors_inline(window, language)
+    if present:
+        window.start_presentation(from_start=scene_number is None)
+    else:
+        window.show()
+    for note in notes:
+        window.show_note(note)
+    if quit_after_first_frame:
+        FirstFrameWatcher(window.slide, milliseconds_since_start)
+    code = app.exec()
+    if window.isVisible():
+        window.close()       # quitting without closing (first-frame run, session end) still saves
+    return code
+
+
+def _show_errors_inline(window, language: Language) -> None:
+    """An exception in a slot is printed and shown as a note; the talk goes on."""
+    def note_error(kind, value, trace) -> None:
+        traceback.print_exception(kind, value, trace)
+        window.show_note(language.text("app.note.unexpected", error=f"{kind.__name__}: {value}"))
+    sys.excepthook = note_error

@@ -1,0 +1,132 @@
+"""The registered scenes in order, and moving through them build by build.
+
+Scenes are created the first time they are shown, so start-up builds only the
+first one. The deck hands every scene the shared scenario (the visible scene
+at once, the others when they are next shown), the theme and the language.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QStackedWidget
+
+from desktop.i18n import Language
+from desktop.scenario_store import ScenarioStore
+from desktop.scene import Scene, SceneContext
+from widgets.theme import Theme
+
+
+class SceneDeck(QObject):
+    current_changed = Signal(int)    # position of the scene now shown
+    texts_changed = Signal()         # the title or caption of the shown scene may read differently
+
+    def __init__(self, classes: tuple[type[Scene], ...], language: Language, store: ScenarioStore,
+                 theme: Theme, stage: QStackedWidget, parent: QObject | None = None):
+        super().__init__(parent)
+        if not classes:
+            raise ValueError("the deck needs at least one registered scene")
+        self.classes = classes
+        self._language, self._store, self._theme, self._stage = language, store, theme, stage
+        self._scenes: dict[int, Scene] = {}
+        self._stale: set[int] = set()      # created scenes that have not seen the latest report
+        self._position = 0
+        store.changed.connect(self._on_report)
+        language.changed.connect(self._on_language)
+
+    # -- reading ----------------------------------------------------------------
+    @property
+    def position(self) -> int:
+        return self._position
+
+    @property
+    def current(self) -> Scene:
+        return self.scene(self._position)
+
+    def numbers(self) -> list[int]:
+        return [cls.number for cls in self.classes]
+
+    def position_of(self, number: int) -> int | None:
+        return next((p for p, cls in enumerate(self.classes) if cls.number == number), None)
+
+    def title_of(self, position: int) -> str:
+        return self._language.text(f"{self.classes[position].key}.title")
+
+    def scene(self, position: int) -> Scene:
+        """The scene at ``position``, created (with the current scenario and theme) on first use."""
+        if position not in self._scenes:
+            scene = self.classes[position](SceneContext(self._language, self._store, self._theme))
+            scene.set_theme(self._theme)
+            scene.on_report(self._store.scenario, self._store.report)
+            scene.build_changed.connect(self._on_build_changed)
+            requested = getattr(scene, "scene_requested", None)   # the summary links back to scenes
+            if requested is not None:
+                requested.connect(self.go_to_number)
+            self._stage.addWidget(scene)
+            self._scenes[position] = scene
+        return self._scenes[position]
+
+    # -- moving -----------------------------------------------------------------
+    def show(self, position: int, at: str = "first") -> None:
+        """Show the scene at ``position`` from its first build (``at="first"``) or its last (``"last"``)."""
+        position = max(0, min(position, len(self.classes) - 1))
+        scene = self.scene(position)
+        if position in self._stale:
+            self._stale.discard(position)
+            scene.on_report(self._store.scenario, self._store.report)
+        if at == "first":
+            scene.reset()
+        else:
+            scene.go_to_build(scene.build_count - 1, animate=False)
+        self._position = position
+        self._stage.setCurrentWidget(scene)
+        self.current_changed.emit(position)
+        self.texts_changed.emit()
+
+    def next(self) -> None:
+        """The next build, or the first build of the next scene."""
+        if not self.current.next_build() and self._position + 1 < len(self.classes):
+            self.show(self._position + 1, "first")
+
+    def previous(self) -> None:
+        """The previous build, or the last build of the previous scene."""
+        if not self.current.previous_build() and self._position > 0:
+            self.show(self._position - 1, "last")
+
+    def first(self) -> None:
+        self.show(0, "first")
+
+    def last(self) -> None:
+        self.show(len(self.classes) - 1, "first")
+
+    def reset_current(self) -> None:
+        self.current.reset()
+
+    def go_to_number(self, number: int) -> bool:
+        """Show the scene with DESIGN.md number ``number``; False when it is not registered."""
+        position = self.position_of(number)
+        if position is None:
+            return False
+        self.show(position, "first")
+        return True
+
+    # -- passing things on ----------------------------------------------------------
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        for scene in self._scenes.values():
+            scene.set_theme(theme)
+
+    def _on_report(self, scenario, report) -> None:
+        for position, scene in self._scenes.items():
+            if position == self._position:
+                scene.on_report(scenario, report)
+            else:
+                self._stale.add(position)
+        self.texts_changed.emit()
+
+    def _on_language(self, _code: str) -> None:
+        for scene in self._scenes.values():
+            scene.retranslate()
+        self.texts_changed.emit()
+
+    def _on_build_changed(self, _index: int) -> None:
+        if self.sender() is self._scenes.get(self._position):
+            self.texts_changed.emit()

@@ -1,0 +1,135 @@
+"""The shared scenario controls: GPU, model, precisions, GPUs, batch, lengths, price.
+
+Every control writes to the one ``ScenarioStore`` and reads back from it, so a
+GPU chosen while scene 1 is shown is the GPU of every other scene. Controls
+refuse what they can (combo boxes list only the catalogue, spin boxes have
+ranges); what only the engine can judge comes back as the store's one-sentence
+error, shown inline under the controls, and the control returns to the value
+in use.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QPushButton, QSpinBox,
+                               QVBoxLayout, QWidget)
+
+from desktop.i18n import Language
+from desktop.scenario_store import ScenarioStore
+from engine import Scenario
+from engine.catalog import Catalog
+from widgets.theme import Theme
+
+# field -> (smallest, largest): what a spin box lets through; the engine judges the rest
+COUNT_RANGES = {
+    "gpus": (1, 64),
+    "batch": (1, 4096),
+    "prompt_tokens": (1, 1_048_576),
+    "output_tokens": (1, 1_048_576),
+}
+PRICE_RANGE_USD = (0.01, 1000.0)
+COMBO_MIN_CHARACTERS = 12
+
+
+class ScenarioControls(QWidget):
+    def __init__(self, store: ScenarioStore, language: Language, catalog: Catalog,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self._store, self._language = store, language
+        self.choices: dict[str, QComboBox] = {}
+        self.counts: dict[str, QSpinBox] = {}
+        choices = {"gpu": catalog.gpus, "model": catalog.models,
+                   "weights": catalog.precisions, "kv": catalog.precisions}
+        for name, entries in choices.items():
+            box = QComboBox(self)
+            # long catalogue names must not widen the panel: the box shrinks and the list stays wide
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
+            for entry in entries.values():
+                box.addItem(entry.name, entry.id)
+            box.activated.connect(lambda _index, n=name: self._on_choice_change(n))
+            self.choices[name] = box
+        for name, (low, high) in COUNT_RANGES.items():
+            spin = QSpinBox(self)
+            spin.setRange(low, high)
+            spin.setGroupSeparatorShown(True)
+            spin.setKeyboardTracking(False)      # "1000" is one value, not 1, 10, 100 and 1000
+            spin.valueChanged.connect(lambda value, n=name: self._on_value_change(n, value))
+            self.counts[name] = spin
+        self.price = QDoubleSpinBox(self)
+        self.price.setRange(*PRICE_RANGE_USD)
+        self.price.setDecimals(2)
+        self.price.setSingleStep(0.1)
+        self.price.setPrefix("$")
+        self.price.setKeyboardTracking(False)
+        self.price.valueChanged.connect(lambda value: self._on_value_change("usd_per_gpu_hour", value))
+        self.defaults_button = QPushButton(self)
+        self.defaults_button.clicked.connect(lambda: self._store.set_scenario(Scenario()))
+        self.heading = QLabel(self)
+        self.error_label = QLabel(self)
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.error_label.hide()
+
+        self._form = QFormLayout()
+        self._field_labels: dict[str, QLabel] = {}
+        for name, widget in [*self.choices.items(), *self.counts.items(), ("usd_per_gpu_hour", self.price)]:
+            label = QLabel(self)
+            label.setBuddy(widget)
+            self._field_labels[name] = label
+            self._form.addRow(label, widget)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addLayout(self._form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.defaults_button, alignment=Qt.AlignmentFlag.AlignLeft)
+        layout.addStretch(1)
+
+        store.changed.connect(self._on_store_change)
+        store.error.connect(self._on_store_error)
+        language.changed.connect(self.retranslate)
+        self.retranslate()
+        self._show(store.scenario)
+
+    def retranslate(self, *_args) -> None:
+        text = self._language.text
+        self.heading.setText(text("controls.heading"))
+        for name, label in self._field_labels.items():
+            label.setText(text(f"controls.field.{name}"))
+        self.defaults_button.setText(text("controls.defaults"))
+
+    def set_theme(self, theme: Theme) -> None:
+        self.error_label.setStyleSheet(f"color: {theme.warning};")
+
+    def error_text(self) -> str:
+        return self.error_label.text() if not self.error_label.isHidden() else ""
+
+    # -- writing to the store --------------------------------------------------------
+    def _on_choice_change(self, name: str) -> None:
+        if not self._store.update(**{name: self.choices[name].currentData()}):
+            self._show(self._store.scenario)
+
+    def _on_value_change(self, name: str, value) -> None:
+        if not self._store.update(**{name: value}):
+            self._show(self._store.scenario)
+
+    # -- reading from the store --------------------------------------------------------
+    def _on_store_change(self, scenario, _report) -> None:
+        self.error_label.hide()
+        self._show(scenario)
+
+    def _on_store_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.show()
+
+    def _show(self, scenario: Scenario) -> None:
+        for name, box in self.choices.items():
+            index = box.findData(getattr(scenario, name))
+            if index >= 0 and index != box.currentIndex():
+                box.setCurrentIndex(index)      # activated is only emitted by the user: no loop
+        for name, spin in self.counts.items():
+            spin.blockSignals(True)
+            spin.setValue(getattr(scenario, name))
+            spin.blockSignals(False)
+        self.price.blockSignals(True)
+        self.price.setValue(scenario.usd_per_gpu_hour)
+        self.price.blockSignals(False)

@@ -1,0 +1,369 @@
+"""Scene 1, "why the GPU waits" (seed 1.1): the conveyor belt and the roofline.
+
+The worker (compute) is hundreds of times faster than the belt (HBM bandwidth)
+can feed him, so at decode he mostly waits. The scene takes every number from
+the engine (``engine.roofline`` for peaks, ridge and utilisation, the report
+for the decode and prefill intensities) and hands the widgets plain states.
+
+GPU and precision change the shared scenario; the intensity control and its
+presets belong to this scene. Each build sets the intensity (the ridge for the
+first three, decode from the fourth) and the "fp8" build shows the FP8 worker
+without touching the shared scenario; picking a precision drops that again.
+Build changes ease over ``TRANSITION_SECONDS`` of the scene clock.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget,
+)
+
+from desktop.scene import Scene, SceneContext
+from engine import compute_report
+from engine import roofline
+from engine.catalog import default_catalog
+from engine.units import format_bandwidth, format_bytes, format_flop, format_flops, format_percent, format_ratio, \
+    format_seconds
+from widgets.conveyor_belt import TRACE_WINDOW_SECONDS, ConveyorBelt
+from widgets.conveyor_state import ConveyorState
+from widgets.roofline_plot import RooflinePlot, RooflinePoint, RooflineState
+
+BUILDS = ("stage", "numbers", "ratio", "decode", "fp8", "roofline")
+FIRST_NUMBERS_BUILD = BUILDS.index("numbers")
+FIRST_GAUGE_BUILD = BUILDS.index("ratio")
+FIRST_DECODE_BUILD = BUILDS.index("decode")
+FIRST_FP8_BUILD = BUILDS.index("fp8")
+ROOFLINE_BUILD = BUILDS.index("roofline")
+
+TRANSITION_SECONDS = 0.25             # a build change; short, so a room never waits on it
+INTENSITY_MIN = 0.1                   # FLOP/byte; FP32 weights decode at ~0.5
+INTENSITY_MAX = 1e4
+SLIDER_STEPS_PER_DECADE = 100
+PREFILL_PRESET_TOKENS = 1000
+BOX_BYTES = 2e6                       # one box on the belt
+GPU_SECONDS_PER_SCREEN_SECOND = 1e-6  # an H800 belt then brings a box every 0.6 s
+ROOFLINE_SHARE = 0.4                 # of the stage's width, once the roofline is in
+
+
+def _eased(progress: float) -> float:
+    p = max(0.0, min(1.0, progress))
+    return p * p * (3 - 2 * p)
+
+
+class GpuWaitsScene(Scene):
+    number = 1
+    key = "gpu_waits"
+    build_names = BUILDS
+
+    def __init__(self, context: SceneContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
+        self._catalog = default_catalog()
+        self._scenario = context.store.scenario
+        self._report = context.store.report
+        self._prefill_report = self._prefill_preset_report(self._scenario)
+        self._fp8_shown = False
+        self._intensity = roofline.ridge_point(*self._gpu_and_precision())
+        self._tween: tuple[float, float, float] | None = None    # (from, to, start seconds), FLOP/byte
+        self._reveal = 0.0                                         # roofline's share of the stage, eased 0..1
+        self._reveal_tween: tuple[float, float, float] | None = None
+        self.belt = ConveyorBelt(context.theme, self)
+        self.plot = RooflinePlot(context.theme, self)
+        self.plot.hide()
+        self._controls = self._create_controls()
+        self.clock.ticked.connect(self._on_tick)
+        self.clock.ticked.connect(self.belt.set_seconds)
+        self.go_to_build(0, animate=False)
+
+    # -- the numbers this scene shows ------------------------------------------------
+    @staticmethod
+    def _prefill_preset_report(scenario):
+        return compute_report(dataclasses.replace(scenario, prompt_tokens=PREFILL_PRESET_TOKENS, batch=1))
+
+    def _gpu_and_precision(self):
+        """The GPU and the precision the picture shows (FP8 while the fp8 build shows it)."""
+        gpu = self._catalog.gpu(self._scenario.gpu)
+        precision = self._catalog.precision("fp8" if self._fp8_shown else self._scenario.weights)
+        return gpu, precision
+
+    def decode_intensity(self) -> float:
+        decode = self._report.decode
+        return decode.flops_per_token / decode.bytes_per_token
+
+    def prefill_intensity(self) -> float:
+        prefill = self._prefill_report.prefill
+        return prefill.flops / prefill.bytes
+
+    @property
+    def intensity(self) -> float:
+        """FLOP per byte on the belt now (mid-transition: where the picture is)."""
+        return self._intensity
+
+    def utilisation(self) -> float:
+        return roofline.utilisation(*self._gpu_and_precision(), self._intensity)
+
+    def _intensity_text(self, value: float) -> str:
+        return self._text("label.intensity", value=f"{value:.3g}" if value < 1000 else f"{value:,.0f}")
+
+    def _text(self, key: str, **values) -> str:
+        return self.context.language.text(f"{self.key}.{key}", **values)
+
+    def _precision_name(self, gpu, precision) -> str:
+        return self._catalog.precision(roofline.compute_precision_used(gpu, precision)).name
+
+    def caption_values(self) -> dict[str, str]:
+        """Numbers for captions and labels. Captions use only those that follow the scenario
+        and the build (never the intensity control), so a caption is never stale."""
+        gpu, precision = self._gpu_and_precision()
+        fp16, fp8 = self._catalog.precision("fp16"), self._catalog.precision("fp8")
+        decode = self.decode_intensity()
+        utilisation = self.utilisation()
+        decode_utilisation = roofline.utilisation(gpu, precision, decode)
+        return {
+            "gpu": gpu.name,
+            "capacity": format_bytes(gpu.memory_bytes),
+            "bandwidth": format_bandwidth(gpu.memory_bandwidth_bytes_per_second),
+            "peak": format_flops(roofline.peak_flops(gpu, precision)),
+            "precision": self._precision_name(gpu, precision),
+            "ratio": format_ratio(roofline.ridge_point(gpu, precision)),
+            "ridge": self._intensity_text(roofline.ridge_point(gpu, precision)),
+            "gpu_time": format_seconds(GPU_SECONDS_PER_SCREEN_SECOND),
+            "intensity": self._intensity_text(self._intensity),
+            "busy": format_percent(utilisation),
+            "idle": format_percent(1.0 - utilisation),
+            "decode_busy": format_percent(decode_utilisation),
+            "decode_idle": format_percent(1.0 - decode_utilisation),
+            "decode_intensity": self._intensity_text(decode),
+            "prefill_intensity": self._intensity_text(self.prefill_intensity()),
+            "peak_fp16": format_flops(roofline.peak_flops(gpu, fp16)),
+            "peak_fp8": format_flops(roofline.peak_flops(gpu, fp8)),
+            "idle_fp16": format_percent(1.0 - roofline.utilisation(gpu, fp16, decode)),
+            "idle_fp8": format_percent(1.0 - roofline.utilisation(gpu, fp8, decode)),
+        }
+
+    def caption(self) -> str:
+        name = self.build_names[self._build]
+        gpu = self._catalog.gpu(self._scenario.gpu)
+        if name == "fp8" and roofline.is_weight_only(gpu, self._catalog.precision("fp8")):
+            name = "fp8_weight_only"
+        return self._text(f"caption.{name}", **self.caption_values())
+
+    # -- states for the widgets -------------------------------------------------------
+    def conveyor_state(self) -> ConveyorState:
+        gpu, precision = self._gpu_and_precision()
+        values = self.caption_values()
+        labels = {
+            "warehouse": self._text("label.warehouse"),
+            "belt": self._text("label.belt"),
+            "worker": self._text("label.worker"),
+            "waiting": self._text("label.waiting"),
+            "backed_up": self._text("label.backed_up"),
+            "time_scale": self._text("label.time_scale", gpu_time=values["gpu_time"],
+                                     box_bytes=format_bytes(BOX_BYTES)),
+            "trace": self._text("label.trace", seconds=format_seconds(TRACE_WINDOW_SECONDS)),
+        }
+        if self._build >= FIRST_NUMBERS_BUILD:
+            labels.update(
+                capacity=values["capacity"], bandwidth=values["bandwidth"],
+                peak=self._text("label.peak", peak=values["peak"], precision=values["precision"]),
+                box=self._text("label.box", box_flop=format_flop(BOX_BYTES * self._intensity),
+                               intensity=values["intensity"]))
+        if self._build >= FIRST_GAUGE_BUILD:
+            labels.update(ratio=self._text("label.ratio", ratio=values["ratio"]),
+                          busy=self._text("label.busy", busy=values["busy"]),
+                          idle=self._text("label.idle", idle=values["idle"]))
+        return ConveyorState(
+            bandwidth_bytes_per_second=gpu.memory_bandwidth_bytes_per_second,
+            peak_flops_per_second=roofline.peak_flops(gpu, precision),
+            flops_per_byte=self._intensity,
+            box_bytes=BOX_BYTES,
+            gpu_seconds_per_screen_second=GPU_SECONDS_PER_SCREEN_SECOND,
+            labels=labels,
+            show_gauge=self._build >= FIRST_GAUGE_BUILD,
+        )
+
+    def roofline_state(self) -> RooflineState:
+        gpu, precision = self._gpu_and_precision()
+        ridge = roofline.ridge_point(gpu, precision)
+        decode, prefill = self.decode_intensity(), self.prefill_intensity()
+        start = min(1.0, decode, self._intensity) / 1.5
+        corners = tuple((x, roofline.attainable_flops(gpu, precision, x)) for x in (start, ridge, INTENSITY_MAX))
+
+        def point(key: str, x: float) -> RooflinePoint:
+            label = self._text(f"label.point_{key}", value=self._intensity_text(x))
+            return RooflinePoint(key, label, x, roofline.attainable_flops(gpu, precision, x))
+
+        return RooflineState(
+            roof=corners, ridge_flops_per_byte=ridge,
+            ridge_label=self._text("label.ridge", ridge=self._intensity_text(ridge)),
+            x_label=self._text("label.x_axis"), y_label=self._text("label.y_axis"),
+            points=(point("decode", decode), point("prefill", prefill), point("control", self._intensity)),
+            memory_bound_label=self._text("label.memory_bound"),
+            compute_bound_label=self._text("label.compute_bound"),
+        )
+
+    def _refresh(self) -> None:
+        self.belt.set_state(self.conveyor_state())
+        if self._reveal > 0:
+            self.plot.set_state(self.roofline_state())
+        self._sync_controls()
+
+    # -- the scene contract ------------------------------------------------------------
+    def show_build(self, index: int, animate: bool) -> None:
+        self._fp8_shown = index >= FIRST_FP8_BUILD
+        target = self.decode_intensity() if index >= FIRST_DECODE_BUILD \
+            else roofline.ridge_point(*self._gpu_and_precision())
+        self._start_intensity(target, animate)
+        reveal = 1.0 if index >= ROOFLINE_BUILD else 0.0
+        now = self.clock.seconds()
+        self._reveal_tween = (self._reveal, reveal, now) if animate and reveal != self._reveal else None
+        if self._reveal_tween is None:
+            self._set_reveal(reveal)
+        self._refresh()
+
+    def on_report(self, scenario, report) -> None:
+        self._scenario, self._report = scenario, report
+        self._prefill_report = self._prefill_preset_report(scenario)
+        self._refresh()
+
+    def retranslate(self) -> None:
+        self._retranslate_controls()
+        self._refresh()
+
+    def set_theme(self, theme) -> None:
+        super().set_theme(theme)
+        self.belt.set_theme(theme)
+        self.plot.set_theme(theme)
+
+    def controls(self) -> QWidget:
+        return self._controls
+
+    def prepare_for_export(self) -> None:
+        super().prepare_for_export()
+        # A still picture: the belt mid-cycle, every transition finished.
+        self.clock.set_seconds(self.clock.seconds() + 1.0)
+
+    # -- transitions --------------------------------------------------------------------
+    def set_intensity(self, flops_per_byte: float, animate: bool = False) -> None:
+        """The scene's intensity control (clamped to the control's range)."""
+        self._start_intensity(flops_per_byte, animate)
+        self._refresh()
+
+    def _start_intensity(self, target: float, animate: bool) -> None:
+        target = max(INTENSITY_MIN, min(INTENSITY_MAX, target))
+        if animate and not math.isclose(target, self._intensity):
+            self._tween = (self._intensity, target, self.clock.seconds())
+        else:
+            self._tween = None
+            self._intensity = target
+
+    def _on_tick(self, seconds: float) -> None:
+        changed = False
+        if self._tween is not None:
+            start_value, end_value, start = self._tween
+            progress = _eased((seconds - start) / TRANSITION_SECONDS)
+            self._intensity = 10 ** (math.log10(start_value) + progress * math.log10(end_value / start_value))
+            if progress >= 1.0 or seconds < start:
+                self._intensity, self._tween = end_value, None
+            changed = True
+        if self._reveal_tween is not None:
+            start_value, end_value, start = self._reveal_tween
+            progress = _eased((seconds - start) / TRANSITION_SECONDS)
+            self._set_reveal(start_value + (end_value - start_value) * progress)
+            if progress >= 1.0 or seconds < start:
+                self._set_reveal(end_value)
+                self._reveal_tween = None
+            changed = True
+        if changed:
+            self._refresh()
+
+    def _set_reveal(self, reveal: float) -> None:
+        shown_before = self._reveal > 0
+        self._reveal = reveal
+        if reveal > 0 and not shown_before:
+            self.plot.set_state(self.roofline_state())
+        self.plot.setVisible(reveal > 0)
+        self._place_stage()
+
+    def _place_stage(self) -> None:
+        plot_width = round(self.width() * ROOFLINE_SHARE * self._reveal)
+        self.belt.setGeometry(0, 0, self.width() - plot_width, self.height())
+        self.plot.setGeometry(self.width() - plot_width, 0, plot_width, self.height())
+
+    def resizeEvent(self, event) -> None:
+        self._place_stage()
+        super().resizeEvent(event)
+
+    # -- controls -------------------------------------------------------------------------
+    def _create_controls(self) -> QWidget:
+        box = QWidget()
+        layout = QHBoxLayout(box)
+        self._gpu_label, self._precision_label, self._intensity_label = QLabel(), QLabel(), QLabel()
+        self.gpu_combo = QComboBox()
+        for gpu in self._catalog.gpus.values():
+            self.gpu_combo.addItem(gpu.name, gpu.id)
+        self.precision_combo = QComboBox()
+        for precision in self._catalog.precisions.values():
+            self.precision_combo.addItem(precision.name, precision.id)
+        self.intensity_slider = QSlider(Qt.Orientation.Horizontal)
+        self.intensity_slider.setRange(round(math.log10(INTENSITY_MIN) * SLIDER_STEPS_PER_DECADE),
+                                       round(math.log10(INTENSITY_MAX) * SLIDER_STEPS_PER_DECADE))
+        self.intensity_slider.setMinimumWidth(220)
+        self.intensity_box = QDoubleSpinBox()
+        self.intensity_box.setRange(INTENSITY_MIN, INTENSITY_MAX)
+        self.intensity_box.setDecimals(2)
+        self.decode_button, self.prefill_button = QPushButton(), QPushButton()
+        for widget in (self._gpu_label, self.gpu_combo, self._precision_label, self.precision_combo,
+                       self._intensity_label, self.intensity_slider, self.intensity_box,
+                       self.decode_button, self.prefill_button):
+            layout.addWidget(widget)
+        self.gpu_combo.activated.connect(self._on_gpu_chosen)
+        self.precision_combo.activated.connect(self._on_precision_chosen)
+        self.intensity_slider.valueChanged.connect(self._on_slider_moved)
+        self.intensity_box.valueChanged.connect(self._on_box_changed)
+        self.decode_button.clicked.connect(lambda: self.set_intensity(self.decode_intensity(), animate=True))
+        self.prefill_button.clicked.connect(lambda: self.set_intensity(self.prefill_intensity(), animate=True))
+        self._retranslate_controls()
+        return box
+
+    def _retranslate_controls(self) -> None:
+        self._gpu_label.setText(self._text("control.gpu"))
+        self._precision_label.setText(self._text("control.precision"))
+        self._intensity_label.setText(self._text("control.intensity"))
+        for widget in (self._intensity_label, self.intensity_slider, self.intensity_box):
+            widget.setToolTip(self._text("control.intensity_tip"))
+        self.decode_button.setText(self._text("control.preset_decode"))
+        self.prefill_button.setText(self._text("control.preset_prefill"))
+
+    def _sync_controls(self) -> None:
+        """Show the current values without the controls writing them back."""
+        widgets = (self.gpu_combo, self.precision_combo, self.intensity_slider, self.intensity_box)
+        for widget in widgets:
+            widget.blockSignals(True)
+        gpu, precision = self._gpu_and_precision()
+        self.gpu_combo.setCurrentIndex(self.gpu_combo.findData(gpu.id))
+        self.precision_combo.setCurrentIndex(self.precision_combo.findData(precision.id))
+        self.intensity_slider.setValue(round(math.log10(self._intensity) * SLIDER_STEPS_PER_DECADE))
+        self.intensity_box.setValue(self._intensity)
+        for widget in widgets:
+            widget.blockSignals(False)
+
+    def _on_gpu_chosen(self, index: int) -> None:
+        self.context.store.update(gpu=self.gpu_combo.itemData(index))
+
+    def _on_precision_chosen(self, index: int) -> None:
+        # The person's own choice wins over the fp8 build's demonstration.
+        self._fp8_shown = False
+        self.context.store.update(weights=self.precision_combo.itemData(index))
+        self._refresh()
+
+    def _on_slider_moved(self, value: int) -> None:
+        self.set_intensity(10 ** (value / SLIDER_STEPS_PER_DECADE))
+
+    def _on_box_changed(self, value: float) -> None:
+        self.set_intensity(value)
+
+
+SCENE = GpuWaitsScene

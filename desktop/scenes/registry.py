@@ -1,0 +1,48 @@
+"""The one place scenes are registered: an ordered list of module paths.
+
+Each module defines ``SCENE = <Scene subclass>``. Adding a scene is one line
+here plus its own module and its own ``resources/text/<key>.toml``; no other
+scene and no part of the frame changes. Only scenes listed here appear in the
+app, so a scene that does not exist yet is simply absent, never a placeholder.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop.scene import Scene
+
+SCENE_MODULES = [
+    "desktop.scenes.gpu_waits",
+    "desktop.scenes.summary",
+]
+
+
+@lru_cache(maxsize=None)
+def scene_classes() -> tuple[type["Scene"], ...]:
+    """The registered scene classes in DESIGN.md order (by ``number``).
+
+    Imports each module once. A module without ``SCENE``, or two scenes with
+    the same number or key, is a programming error and raises at once.
+    """
+    classes = [import_module(path).SCENE for path in SCENE_MODULES]
+    numbers = [cls.number for cls in classes]
+    keys = [cls.key for cls in classes]
+    if len(set(numbers)) != len(numbers) or len(set(keys)) != len(keys):
+        raise ValueError(f"scene numbers and keys must be unique, got {numbers} and {keys}")
+    for cls in classes:
+        if not 1 <= cls.number <= 7 or not cls.build_names:
+            raise ValueError(f"{cls.__name__} needs a number in 1..7 and at least one build")
+    return tuple(sorted(classes, key=lambda cls: cls.number))
+
+
+def scene_class(number: int) -> type["Scene"] | None:
+    """The registered scene with DESIGN.md number ``number``, or None."""
+    return next((cls for cls in scene_classes() if cls.number == number), None)
+
+
+def export_name(cls: type["Scene"]) -> str:
+    """The file stem of a scene's picture: ``01-gpu_waits``."""
+    return f"{cls.number:02d}-{cls.key}"

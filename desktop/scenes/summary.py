@@ -1,0 +1,168 @@
+"""Scene 7, the summary: the seed's four questions as a self-check.
+
+The learner answers in their head, then reveals the answer (one per build, or
+by clicking the card); each answer quotes the current scenario's numbers and
+links to the scenes that explain it, as far as those scenes exist.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGridLayout
+
+from desktop.scene import Scene, SceneContext
+from desktop.scenes.registry import scene_class
+from engine.catalog import default_catalog
+from engine.units import format_bytes, format_count, format_percent, format_ratio, format_usd
+from widgets.question_card import QuestionCard, QuestionCardState
+
+# question -> DESIGN.md numbers of the scenes that explain it
+QUESTIONS: dict[str, tuple[int, ...]] = {
+    "slow": (1, 3, 4),
+    "kv_cache": (5,),
+    "memory": (2, 5),
+    "output_price": (4, 6),
+}
+FADE_SECONDS = 0.3          # an answer fades in this fast: quick, but the eye sees where it appeared
+TYPE_PER_HEIGHT = 1 / 22    # answer text before fitting: large enough for a room
+SMALLEST_TYPE_PX = 9
+
+
+class SummaryScene(Scene):
+    number = 7
+    key = "summary"
+    build_names = ("questions", *QUESTIONS)
+
+    scene_requested = Signal(int)     # the learner followed a link to the scene with this number
+
+    def __init__(self, context: SceneContext, parent=None):
+        super().__init__(context, parent)
+        self._clicked: set[int] = set()                 # answers revealed by a click, whatever the build
+        self._fade_started: dict[int, float] = {}       # answer -> clock seconds its fade began
+        self._values: dict[str, str] = {}
+        self.cards = [QuestionCard(self) for _ in QUESTIONS]
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        for index, card in enumerate(self.cards):
+            grid.addWidget(card, index // 2, index % 2)
+            card.reveal_requested.connect(lambda i=index: self.reveal(i))
+            card.link_clicked.connect(self.scene_requested)
+        for row_or_column in (0, 1):
+            grid.setRowStretch(row_or_column, 1)
+            grid.setColumnStretch(row_or_column, 1)
+        self.clock.ticked.connect(self._on_tick)
+        self.set_theme(context.theme)
+
+    # -- the contract ---------------------------------------------------------------
+    def show_build(self, index: int, animate: bool) -> None:
+        now = self.clock.seconds()
+        for answer in range(len(self.cards)):
+            if self._revealed(answer) and answer not in self._fade_started:
+                self._fade_started[answer] = now if animate and self.clock.running else -FADE_SECONDS
+            elif not self._revealed(answer):
+                self._fade_started.pop(answer, None)
+        self._refresh()
+
+    def on_report(self, scenario, report) -> None:
+        catalog = default_catalog()
+        self._values = {
+            "gpu": catalog.gpu(scenario.gpu).name,
+            "model": catalog.model(scenario.model).name,
+            "weights_precision": catalog.precision(scenario.weights).name,
+            "output": format_count(scenario.output_tokens),
+            "weights": format_bytes(report.weights_bytes),
+            "hbm": format_bytes(report.hbm_bytes_per_gpu),
+            "kv_per_token": format_bytes(report.kv_bytes_per_token, binary=True),
+            "kv_bytes": format_bytes(report.kv_bytes),
+            "decode_share": format_percent(report.decode_share),
+            "prefill_util": format_percent(report.prefill.utilisation),
+            "decode_util": format_percent(report.decode.utilisation),
+            # Recomputing every earlier token at each of N steps is 1 + 2 + ... + N = N(N+1)/2
+            # token computations, against N with a cache.
+            "work_ratio": format_count((scenario.output_tokens + 1) / 2),
+            "price": format_usd(scenario.usd_per_gpu_hour),
+            "in_price": format_usd(report.usd_per_million_input_tokens),
+            "out_price": format_usd(report.usd_per_million_output_tokens),
+            "ratio": format_ratio(report.output_to_input_price_ratio),
+        }
+        self._refresh()
+
+    def reset(self) -> None:
+        self._clicked.clear()
+        self._fade_started.clear()
+        super().reset()
+
+    def retranslate(self) -> None:
+        self._refresh()
+
+    def set_theme(self, theme) -> None:
+        super().set_theme(theme)
+        for card in self.cards:
+            card.set_theme(theme)
+
+    # -- what the learner does ---------------------------------------------------------
+    def reveal(self, answer: int) -> None:
+        """Show one answer now, without changing the build."""
+        if answer in self._clicked:
+            return
+        self._clicked.add(answer)
+        self.show_build(self.build_index, animate=True)
+
+    def revealed_answers(self) -> list[int]:
+        return [answer for answer in range(len(self.cards)) if self._revealed(answer)]
+
+    # -- drawing ---------------------------------------------------------------------
+    def _revealed(self, answer: int) -> bool:
+        return answer < self.build_index or answer in self._clicked
+
+    def _refresh(self) -> None:
+        language = self.context.language
+        for answer, (name, scene_numbers) in enumerate(QUESTIONS.items()):
+            links = tuple(
+                (number, language.text("summary.link", number=number, title=language.text(f"{cls.key}.title")))
+                for number in scene_numbers if (cls := scene_class(number)) is not None)
+            self.cards[answer].set_state(QuestionCardState(
+                number=answer + 1,
+                question=language.text(f"summary.question.{name}"),
+                answer=language.text(f"summary.answer.{name}", **self._values) if self._values else "",
+                revealed=self._revealed(answer),
+                reveal_label=language.text("summary.reveal"),
+                links=links))
+            self._apply_fade(answer, self.clock.seconds())
+        self._fit_type()
+
+    def _apply_fade(self, answer: int, now: float) -> None:
+        started = self._fade_started.get(answer)
+        if started is not None:
+            self.cards[answer].set_answer_opacity(min(1.0, max(0.0, (now - started) / FADE_SECONDS)))
+
+    def _on_tick(self, seconds: float) -> None:
+        for answer, started in self._fade_started.items():
+            if seconds - started <= FADE_SECONDS + 0.05:
+                self._apply_fade(answer, seconds)
+
+    def _fit_type(self) -> None:
+        """The largest type at which every card's text fits its quarter of the stage."""
+        spacing = self.layout().spacing()
+        width = (self.width() - spacing) // 2
+        height = (self.height() - spacing) // 2
+
+        def fits(pixels: int) -> bool:
+            for card in self.cards:
+                card.set_pixel_size(pixels)
+            return all(card.height_for_width(width) <= height for card in self.cards)
+
+        low, high = SMALLEST_TYPE_PX, max(SMALLEST_TYPE_PX, round(self.height() * TYPE_PER_HEIGHT))
+        while low < high:            # the type that fits shrinks as the text grows: search it
+            middle = (low + high + 1) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle - 1
+        fits(low)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_type()
+
+
+SCENE = SummaryScene

@@ -1,0 +1,362 @@
+"""The main window: scene list, the slide (title, stage, caption), the controls, the menus.
+
+Everything a key or a menu can do is a named command (``run_command``); the
+keys come from ``desktop.presenter``, the menus show the same names and keys.
+Presentation mode is this window, fullscreen, with the list, controls, menus
+and status bar hidden.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import (QApplication, QFileDialog, QFrame, QListWidget, QMainWindow, QScrollArea, QSplitter,
+                               QStackedWidget, QVBoxLayout, QWidget)
+
+from desktop.deck import SceneDeck
+from desktop.i18n import LANGUAGES, Language
+from desktop.presenter import BINDINGS, KeyController, PresenterLayer, key_label
+from desktop.scenario_controls import ScenarioControls
+from desktop.scenario_store import ScenarioStore
+from desktop.scene import Scene
+from desktop.scenes.registry import export_name
+from desktop.settings import Settings, save as save_settings
+from desktop.slide import SlideFrame
+from desktop.theming import apply_theme
+from engine.catalog import Catalog
+from widgets.theme import THEMES
+
+DEFAULT_WINDOW_SIZE = (1280, 800)
+LANGUAGE_NAMES = {"zh": "chinese", "en": "english"}
+NOTE_MILLISECONDS = 10_000
+SCENE_LIST_MIN_WIDTH = 180     # room for a scene title in either language
+SIDE_PANEL_MIN_WIDTH = 280
+# (menu, commands in it); None draws a separator
+MENUS = (
+    ("file", ("export_png", "export_pdf", None, "quit")),
+    ("scene", ("next", "previous", "first", "last", "jump", None, "reset")),
+    ("view", ("present_start", "present_current", "fullscreen", None, "black", "white", "clock")),
+    ("help", ("help",)),
+)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, language: Language, store: ScenarioStore, settings: Settings, catalog: Catalog,
+                 classes: tuple[type[Scene], ...], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.language, self.store, self.settings = language, store, settings
+        self.theme = THEMES[settings.theme]
+        self.presenting = False
+        self._geometry_before_presenting = QByteArray()
+        self._export_job = None
+
+        self.slide = SlideFrame(self.theme)
+        self.deck = SceneDeck(classes, language, store, self.theme, self.slide.stage, self)
+        self.scene_list = QListWidget()
+        self.scene_list.setObjectName("scene_list")
+        self.scene_list.setMinimumWidth(SCENE_LIST_MIN_WIDTH)
+        self.controls = ScenarioControls(store, language, catalog)
+        self.scene_controls = QStackedWidget()
+        self.scene_controls.addWidget(QWidget())                  # page 0: a scene without controls
+        self._control_pages: dict[int, int] = {}
+        self.side_panel = QScrollArea()
+        self.side_panel.setWidget(self.controls)
+        self.side_panel.setWidgetResizable(True)
+        self.side_panel.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.side_panel.setMinimumWidth(SIDE_PANEL_MIN_WIDTH)
+        middle = QWidget()                          # the slide, and the shown scene's own controls under it
+        middle_layout = QVBoxLayout(middle)
+        middle_layout.setContentsMargins(0, 0, 0, 0)
+        middle_layout.addWidget(self.slide, stretch=1)
+        self.scene_controls_area = QScrollArea()    # a wide row of scene controls scrolls, not the window
+        self.scene_controls_area.setWidget(self.scene_controls)
+        self.scene_controls_area.setWidgetResizable(True)
+        self.scene_controls_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scene_controls_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        middle_layout.addWidget(self.scene_controls_area)
+        splitter = QSplitter()
+        for widget, stretch in ((self.scene_list, 0), (middle, 1), (self.side_panel, 0)):
+            splitter.addWidget(widget)
+            splitter.setStretchFactor(splitter.indexOf(widget), stretch)
+        splitter.setCollapsible(splitter.indexOf(middle), False)
+        self.setCentralWidget(splitter)
+
+        self.presenter = PresenterLayer(self, self.slide, language, self.theme)
+        self.keys = KeyController(self, self.slide)
+        self._commands = self._command_table()
+        self._create_actions()
+        self._create_menus()
+
+        self.keys.command.connect(self.run_command)
+        self.keys.jump_requested.connect(self.jump_to)
+        self.keys.jump_text_changed.connect(self.presenter.show_jump_text)
+        self.keys.jump_closed.connect(self.presenter.hide_jump)
+        self.deck.current_changed.connect(self._on_scene_change)
+        self.deck.texts_changed.connect(self._show_texts)
+        self.scene_list.currentRowChanged.connect(self._on_list_row)
+        store.error.connect(self._on_store_error)
+        language.changed.connect(self.retranslate)
+
+        self.set_theme(settings.theme)
+        self.retranslate()
+        if not settings.geometry or not self.restoreGeometry(QByteArray.fromBase64(settings.geometry.encode())):
+            self.resize(*DEFAULT_WINDOW_SIZE)
+        self.deck.show(self.deck.position_of(settings.last_scene) or 0)
+        self.slide.setFocus()
+
+    # -- commands -------------------------------------------------------------------
+    def _command_table(self) -> dict:
+        deck, presenter = self.deck, self.presenter
+        return {
+            "next": deck.next, "previous": deck.previous, "first": deck.first, "last": deck.last,
+            "jump": self.keys.open_jump, "reset": deck.reset_current,
+            "black": lambda: presenter.toggle_blank("black"), "white": lambda: presenter.toggle_blank("white"),
+            "language": self.language.toggle, "clock": self.toggle_clock,
+            "present_start": lambda: self.start_presentation(from_start=True),
+            "present_current": lambda: self.start_presentation(from_start=False),
+            "fullscreen": self.toggle_fullscreen, "help": presenter.toggle_help, "leave": self.leave,
+            "export_png": self.export_current_scene_dialog, "export_pdf": self.export_handout_dialog,
+            "quit": self.close,
+        }
+
+    def run_command(self, name: str) -> None:
+        """Do what key or menu ``name`` stands for (the names of ``presenter.BINDINGS``)."""
+        if self.presenter.blank_shade and name not in ("black", "white", "quit"):
+            self.presenter.unblank()          # any key brings the stage back, and only that
+            return
+        if self.presenter.help.isVisible() and name != "help":
+            self.presenter.help.hide()
+            if name == "leave":
+                return
+        self._commands[name]()
+
+    def jump_to(self, number: int) -> None:
+        if not self.deck.go_to_number(number):
+            self.show_note(self.language.text("app.note.no_such_scene", number=number))
+
+    def leave(self) -> None:
+        if self.presenter.close_top():
+            return
+        if self.presenting:
+            self.stop_presentation()
+        elif self.isFullScreen():
+            self.showNormal()
+
+    def toggle_fullscreen(self) -> None:
+        if not self.presenting:
+            self.showNormal() if self.isFullScreen() else self.showFullScreen()
+
+    def toggle_clock(self) -> None:
+        self.settings.clock_visible = not self.settings.clock_visible
+        self.actions["clock"].setChecked(self.settings.clock_visible)
+        self.presenter.clock.setVisible(self.presenting and self.settings.clock_visible)
+
+    # -- presentation mode --------------------------------------------------------------
+    def start_presentation(self, from_start: bool) -> None:
+        """F5 (from the first scene) and Shift+F5 (from this one): fullscreen, stage and caption only."""
+        if not self.presenting:
+            self.presenting = True
+            self._geometry_before_presenting = self.saveGeometry()
+            for widget in [*self._chrome(), self.scene_controls_area]:
+                widget.hide()
+            self.showFullScreen()
+            height = self.screen().geometry().height()
+            self.slide.set_presenting_height(height)
+            self.presenter.set_type_height(height)
+            self.presenter.clock.restart()
+            self.presenter.clock.setVisible(self.settings.clock_visible)
+        if from_start:
+            self.deck.first()
+        self.slide.setFocus()
+
+    def stop_presentation(self) -> None:
+        self.presenting = False
+        self.presenter.clock.hide()
+        self.presenter.unblank()
+        self.slide.set_presenting_height(None)
+        self.presenter.set_type_height(None)
+        self.showNormal()
+        self.restoreGeometry(self._geometry_before_presenting)
+        for widget in self._chrome():
+            widget.show()
+        self._show_scene_controls()
+        self.slide.setFocus()
+
+    def _chrome(self) -> list[QWidget]:
+        return [self.menuBar(), self.statusBar(), self.scene_list, self.side_panel]
+
+    # -- notes (never a dialog) --------------------------------------------------------
+    def show_note(self, text: str) -> None:
+        if self.presenting:
+            self.presenter.show_note(text)
+        else:
+            self.statusBar().showMessage(text, NOTE_MILLISECONDS)
+
+    def _on_store_error(self, message: str) -> None:
+        if self.presenting:                  # the controls that show it inline are hidden
+            self.presenter.show_note(message)
+
+    # -- export ---------------------------------------------------------------------------
+    def export_current_scene_dialog(self) -> None:
+        if self.presenting:
+            self.show_note(self.language.text("app.note.export_not_presenting"))
+            return
+        cls = self.deck.classes[self.deck.position]
+        path, _ = QFileDialog.getSaveFileName(self, self.language.text("app.command.export_png"),
+                                              str(Path.home() / f"{export_name(cls)}.png"), "PNG (*.png)")
+        if path:
+            self.export_current_scene(Path(path))
+
+    def export_current_scene(self, path: Path) -> bool:
+        """The shown scene at its last build, 1920x1080, as a PNG at ``path``."""
+        from desktop import export     # loaded on first use: start-up does not pay for it
+        cls = self.deck.classes[self.deck.position]
+        slide = export.render_slide(cls, self.language, self.store, self.theme)
+        if not slide.image.save(str(path), "PNG"):
+            self.show_note(self.language.text("app.note.export_failed", error=str(path)))
+            return False
+        self.show_note(self.language.text("app.note.exported", path=str(path)))
+        return True
+
+    def export_handout_dialog(self) -> None:
+        if self.presenting:
+            self.show_note(self.language.text("app.note.export_not_presenting"))
+            return
+        path, _ = QFileDialog.getSaveFileName(self, self.language.text("app.command.export_pdf"),
+                                              str(Path.home() / "handout.pdf"), "PDF (*.pdf)")
+        if path:
+            self.export_handout(Path(path))
+
+    def export_handout(self, path: Path) -> None:
+        """Start writing the handout; one scene per turn of the event loop, a note when done."""
+        from desktop import export
+        self._export_job = export.export_scenes(self.deck.classes, self.language, self.store, self.theme,
+                                                pdf_path=path)
+        QTimer.singleShot(0, self._export_step)
+
+    def export_running(self) -> bool:
+        return self._export_job is not None
+
+    def _export_step(self) -> None:
+        try:
+            written = next(self._export_job)
+        except StopIteration:
+            self._export_job = None
+            return
+        except OSError as problem:
+            self._export_job = None
+            self.show_note(self.language.text("app.note.export_failed", error=str(problem)))
+            return
+        if written.suffix == ".pdf":
+            self.show_note(self.language.text("app.note.exported", path=str(written)))
+        QTimer.singleShot(0, self._export_step)
+
+    # -- looks and language -----------------------------------------------------------------
+    def set_theme(self, theme_id: str) -> None:
+        self.settings.theme = theme_id
+        self.theme = THEMES[theme_id]
+        apply_theme(QApplication.instance(), self.theme)
+        self.slide.set_theme(self.theme)
+        self.deck.set_theme(self.theme)
+        self.presenter.set_theme(self.theme)
+        self.controls.set_theme(self.theme)
+        self.actions[f"theme_{theme_id}"].setChecked(True)
+
+    def retranslate(self, *_args) -> None:
+        if _args:                                   # a switch, not the first call: the user chose
+            self.settings.language = self.language.code
+        text = self.language.text
+        self.setWindowTitle(text("app.window.title"))
+        for name, menu in self.menus.items():
+            menu.setTitle(text(f"app.menu.{name}"))
+        for command in BINDINGS:
+            if command in self.actions:
+                self.actions[command].setText(f"{text(f'app.command.{command}')}\t{key_label(command)}")
+                self.actions[command].setStatusTip(text(f"app.command.{command}"))
+        for theme_id in THEMES:
+            self.actions[f"theme_{theme_id}"].setText(text(f"app.theme.{theme_id}"))
+        for code in LANGUAGES:
+            self.actions[f"language_{code}"].setText(text(f"app.language_name.{LANGUAGE_NAMES[code]}"))
+            self.actions[f"language_{code}"].setChecked(code == self.language.code)
+        self.actions["language"].setText(f"{text('app.command.language')}\t{key_label('language')}")
+        self.scene_list.blockSignals(True)
+        self.scene_list.clear()
+        for position, number in enumerate(self.deck.numbers()):
+            self.scene_list.addItem(f"{number}  {self.deck.title_of(position)}")
+        self.scene_list.setCurrentRow(self.deck.position)
+        self.scene_list.blockSignals(False)
+        self.presenter.retranslate()
+
+    def _create_actions(self) -> None:
+        self.actions: dict[str, QAction] = {}
+        for command in BINDINGS:
+            action = QAction(self)
+            action.triggered.connect(lambda _checked=False, c=command: self.run_command(c))
+            self.actions[command] = action
+        self.actions["clock"].setCheckable(True)
+        self.actions["clock"].setChecked(self.settings.clock_visible)
+        themes = QActionGroup(self)
+        for theme_id in THEMES:
+            action = QAction(themes, checkable=True)
+            action.triggered.connect(lambda _checked=False, t=theme_id: self.set_theme(t))
+            self.actions[f"theme_{theme_id}"] = action
+        languages = QActionGroup(self)
+        for code in LANGUAGES:
+            action = QAction(languages, checkable=True)
+            action.triggered.connect(lambda _checked=False, c=code: self.language.set_code(c))
+            self.actions[f"language_{code}"] = action
+
+    def _create_menus(self) -> None:
+        self.menus = {}
+        for name, commands in MENUS:
+            menu = self.menuBar().addMenu("")
+            self.menus[name] = menu
+            for command in commands:
+                menu.addSeparator() if command is None else menu.addAction(self.actions[command])
+            if name == "view":
+                self.menus["theme"] = menu.addMenu("")
+                for theme_id in THEMES:
+                    self.menus["theme"].addAction(self.actions[f"theme_{theme_id}"])
+                self.menus["language"] = menu.addMenu("")
+                for code in LANGUAGES:
+                    self.menus["language"].addAction(self.actions[f"language_{code}"])
+                self.menus["language"].addAction(self.actions["language"])
+
+    # -- following the deck ------------------------------------------------------------------
+    def _on_list_row(self, row: int) -> None:
+        if 0 <= row != self.deck.position:
+            self.deck.show(row)
+            self.slide.setFocus()
+
+    def _on_scene_change(self, position: int) -> None:
+        self.settings.last_scene = self.deck.classes[position].number
+        self.scene_list.blockSignals(True)
+        self.scene_list.setCurrentRow(position)
+        self.scene_list.blockSignals(False)
+        if position not in self._control_pages:
+            controls = self.deck.current.controls()
+            self._control_pages[position] = self.scene_controls.addWidget(controls) if controls else 0
+        self._show_scene_controls()
+
+    def _show_scene_controls(self) -> None:
+        page = self._control_pages.get(self.deck.position, 0)
+        self.scene_controls.setCurrentIndex(page)
+        area = self.scene_controls_area
+        area.setFixedHeight(self.scene_controls.currentWidget().sizeHint().height()
+                            + area.horizontalScrollBar().sizeHint().height())
+        area.setVisible(page != 0 and not self.presenting)
+
+    def _show_texts(self) -> None:
+        self.slide.set_texts(self.deck.title_of(self.deck.position), self.deck.current.caption())
+
+    # -- remembering ---------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:
+        geometry = self._geometry_before_presenting if self.presenting else self.saveGeometry()
+        self.settings.geometry = bytes(geometry.toBase64()).decode("ascii")
+        self.settings.scenario = self.store.scenario
+        problem = save_settings(self.settings)
+        if problem:
+            print(self.language.text("app.note.settings_not_saved", error=problem), file=sys.stderr)
+        super().closeEvent(event)

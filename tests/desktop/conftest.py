@@ -1,0 +1,40 @@
+"""Fixtures for the desktop tests: a main window as the app builds it, offscreen."""
+from __future__ import annotations
+
+import pytest
+
+from desktop.i18n import Language
+from desktop.scenario_store import ScenarioStore
+from desktop.scenes.registry import scene_classes
+from desktop.settings import Settings
+from engine.catalog import default_catalog
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """Build, show and return a MainWindow; closed (and its settings saved to the test's folder) afterwards."""
+    from desktop.window import MainWindow
+
+    def make(language: str = "en", settings: Settings | None = None, store: ScenarioStore | None = None):
+        settings = settings or Settings()
+        store = store or ScenarioStore(settings.scenario)
+        window = MainWindow(Language(language), store, settings, default_catalog(), scene_classes())
+        qtbot.addWidget(window)
+        window.resize(1400, 900)
+        window.show()
+        qtbot.waitExposed(window)
+        window.activateWindow()
+        window.slide.setFocus()
+        return window
+
+    return make
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()
+
+
+@pytest.fixture
+def language():
+    return Language("en")

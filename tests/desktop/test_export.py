@@ -1,0 +1,92 @@
+"""Pictures and the handout: every scene at its last build, written as files, not blank."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QImage
+
+from desktop.export import HANDOUT_FILE, export_scenes, render_slide
+from desktop.scenario_store import ScenarioStore
+from desktop.scenes.registry import export_name, scene_classes
+from widgets.theme import THEMES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def distinct_colours(image: QImage, step: int = 7) -> int:
+    return len({image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)})
+
+
+def dark_share(image: QImage, step: int = 5) -> float:
+    """Share of sampled pixels darker than mid-grey: text and lines on a light theme."""
+    samples = [image.pixelColor(x, y).lightness() < 128
+               for x in range(0, image.width(), step) for y in range(0, image.height(), step)]
+    return sum(samples) / len(samples)
+
+
+def pdf_page_count(pdf: bytes) -> int:
+    return len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf))
+
+
+def test_a_slide_is_exactly_the_size_asked_for_and_shows_its_last_caption(qapp, language):
+    store = ScenarioStore()
+    cls = scene_classes()[-1]
+    slide = render_slide(cls, language, store, THEMES["projector"], QSize(1024, 768))
+    assert slide.image.size() == QSize(1024, 768)
+    assert len(slide.captions) == len(cls.build_names)
+    assert slide.title == language.text(f"{cls.key}.title")
+    assert distinct_colours(slide.image) > 8 and dark_share(slide.image) > 0.005
+    assert slide.stage_rect.height() > 768 / 2
+
+
+def test_export_writes_every_scene_and_the_handout(qapp, language, tmp_path):
+    store = ScenarioStore()
+    written = list(export_scenes(scene_classes(), language, store, THEMES["light"], QSize(800, 600),
+                                 png_dir=tmp_path, pdf_path=tmp_path / HANDOUT_FILE))
+    expected = [tmp_path / f"{export_name(cls)}.png" for cls in scene_classes()] + [tmp_path / HANDOUT_FILE]
+    assert written == expected
+    for path in expected[:-1]:
+        image = QImage(str(path))
+        assert image.size() == QSize(800, 600) and distinct_colours(image) > 8, path
+    pdf = expected[-1].read_bytes()
+    assert pdf.startswith(b"%PDF") and pdf.rstrip().endswith(b"%%EOF")
+    assert pdf_page_count(pdf) == len(scene_classes())
+
+
+def test_export_to_a_place_it_cannot_write_is_an_oserror(qapp, language, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    try:
+        list(export_scenes(scene_classes(), language, ScenarioStore(), THEMES["light"], QSize(640, 480),
+                           png_dir=blocker / "pictures"))
+    except OSError:
+        return
+    raise AssertionError("no OSError")
+
+
+def test_the_window_exports_the_current_scene_and_the_handout(qtbot, window, tmp_path):
+    png = tmp_path / "scene.png"
+    assert window.export_current_scene(png)
+    assert QImage(str(png)).size() == QSize(1920, 1080)
+    window.export_handout(tmp_path / "handout.pdf")
+    qtbot.waitUntil(lambda: not window.export_running(), timeout=30_000)
+    assert (tmp_path / "handout.pdf").read_bytes().startswith(b"%PDF")
+    assert "handout.pdf" in window.statusBar().currentMessage()
+
+
+def test_python_m_desktop_export_writes_pictures_that_are_not_blank(tmp_path):
+    """As a user runs it: a separate process, no display, Chinese, a small projector size."""
+    result = subprocess.run(
+        [sys.executable, "-m", "desktop", "--export", str(tmp_path / "out"), "--lang", "zh", "--size", "1024x768"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    for cls in scene_classes():
+        image = QImage(str(tmp_path / "out" / f"{export_name(cls)}.png"))
+        assert image.size() == QSize(1024, 768), cls.key
+        assert distinct_colours(image) > 8 and dark_share(image) > 0.005, cls.key
+    assert (tmp_path / "out" / HANDOUT_FILE).read_bytes().startswith(b"%PDF")
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,225 @@
+"""Scene 1: every number it shows comes from the engine, and its builds step both ways."""
+import dataclasses
+
+import pytest
+
+from desktop.i18n import Language
+from desktop.scenario_store import ScenarioStore
+from desktop.scene import SceneContext
+from desktop.scenes.gpu_waits import BUILDS, TRANSITION_SECONDS, GpuWaitsScene
+from engine import Scenario, compute_report, roofline
+from engine.catalog import default_catalog
+from engine.units import format_percent
+from widgets.conveyor_state import belt_speed_boxes_per_second, busy_share, gear_turns_per_second
+from widgets.theme import THEMES
+
+CATALOG = default_catalog()
+
+
+@pytest.fixture
+def make_scene(qtbot):
+    def make(language: str = "en", scenario: Scenario | None = None) -> GpuWaitsScene:
+        store = ScenarioStore(scenario)
+        scene = GpuWaitsScene(SceneContext(Language(language), store, THEMES["light"]))
+        store.changed.connect(scene.on_report)      # what the deck does for the shown scene
+        qtbot.addWidget(scene)
+        scene.resize(1280, 600)
+        return scene
+    return make
+
+
+def finish_transitions(scene: GpuWaitsScene) -> None:
+    scene.clock.set_seconds(scene.clock.seconds() + TRANSITION_SECONDS + 0.01)
+
+
+def engine_utilisation(scene: GpuWaitsScene) -> float:
+    gpu = CATALOG.gpu(scene.context.store.scenario.gpu)
+    precision = CATALOG.precision("fp8" if scene.build_index >= BUILDS.index("fp8")
+                                  else scene.context.store.scenario.weights)
+    return roofline.utilisation(gpu, precision, scene.intensity)
+
+
+@pytest.mark.parametrize("gpu_id", ["h800", "a100-80gb", "h200", "b200", "rtx-4090"])
+@pytest.mark.parametrize("flops_per_byte", [1.0, 20.0, 300.0, 5000.0])
+def test_idle_share_shown_is_one_minus_the_engines_utilisation(make_scene, gpu_id, flops_per_byte):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    scene.context.store.update(gpu=gpu_id)
+    scene.set_intensity(flops_per_byte)
+    state = scene.belt.state
+    utilisation = engine_utilisation(scene)
+    assert state.labels["idle"] == f"idle {format_percent(1 - utilisation)}"
+    assert state.labels["busy"] == f"busy {format_percent(utilisation)}"
+    assert busy_share(state) == pytest.approx(utilisation)     # and the animation agrees
+
+
+def test_decode_on_an_h800_leaves_the_worker_idle_over_99_percent(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    report = scene.context.store.report
+    assert scene.intensity == pytest.approx(report.decode.flops_per_token / report.decode.bytes_per_token)
+    assert 1 - busy_share(scene.belt.state) > 0.99
+
+
+def test_changing_the_gpu_changes_belt_and_worker_in_proportion(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("numbers"), animate=False)
+    before = scene.belt.state
+    scene.gpu_combo.setCurrentIndex(scene.gpu_combo.findData("b200"))
+    scene.gpu_combo.activated.emit(scene.gpu_combo.currentIndex())
+    after = scene.belt.state
+    assert scene.context.store.scenario.gpu == "b200"
+    h800, b200 = CATALOG.gpu("h800"), CATALOG.gpu("b200")
+    assert belt_speed_boxes_per_second(after) / belt_speed_boxes_per_second(before) == pytest.approx(
+        b200.memory_bandwidth_bytes_per_second / h800.memory_bandwidth_bytes_per_second)
+    assert gear_turns_per_second(after) / gear_turns_per_second(before) == pytest.approx(
+        b200.flops_per_second["fp16"] / h800.flops_per_second["fp16"])
+    assert after.labels["bandwidth"] == "7.7 TB/s"
+
+
+def test_builds_step_forward_and_back_and_each_equals_a_jump(make_scene):
+    stepped, jumped = make_scene(), make_scene()
+    for index in range(1, len(BUILDS)):
+        assert stepped.next_build()
+        finish_transitions(stepped)
+        jumped.go_to_build(index, animate=False)
+        assert stepped.belt.state == jumped.belt.state, BUILDS[index]
+        assert stepped.caption() == jumped.caption()
+    assert not stepped.next_build()
+    assert stepped.plot.isVisible() or not stepped.isVisible()
+    assert stepped.plot.width() > 0
+    for index in reversed(range(len(BUILDS) - 1)):
+        assert stepped.previous_build()
+        finish_transitions(stepped)
+        jumped.go_to_build(index, animate=False)
+        assert stepped.belt.state == jumped.belt.state, BUILDS[index]
+    assert not stepped.previous_build()
+    assert stepped.plot.width() == 0
+
+
+def test_clicking_fast_ends_where_clicking_slowly_does(make_scene):
+    fast, slow = make_scene(), make_scene()
+    for _ in range(len(BUILDS)):
+        fast.next_build()                      # no time passes between clicks
+        slow.next_build()
+        finish_transitions(slow)
+    finish_transitions(fast)
+    assert fast.belt.state == slow.belt.state
+    assert fast.plot.state == slow.plot.state
+
+
+def test_transitions_ease_within_their_time(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("ratio"), animate=False)
+    ridge = scene.intensity
+    scene.next_build()                          # to decode: the intensity slides down
+    start = scene.clock.seconds()
+    scene.clock.set_seconds(start + TRANSITION_SECONDS / 2)
+    decode = scene.decode_intensity()
+    assert decode < scene.intensity < ridge
+    scene.clock.set_seconds(start + TRANSITION_SECONDS)
+    assert scene.intensity == pytest.approx(decode)
+
+
+def test_fp8_build_shows_fp8_without_changing_the_shared_scenario(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    fp16_peak = scene.belt.state.peak_flops_per_second
+    scene.next_build()
+    assert scene.belt.state.peak_flops_per_second == pytest.approx(2 * fp16_peak, rel=1e-3)
+    assert busy_share(scene.belt.state) < 0.5 * busy_share(dataclasses.replace(
+        scene.belt.state, peak_flops_per_second=fp16_peak)) + 1e-12
+    assert scene.context.store.scenario.weights == "fp16"
+    assert "FP8" in scene.belt.state.labels["peak"]
+    scene.previous_build()
+    assert scene.belt.state.peak_flops_per_second == pytest.approx(fp16_peak)
+
+
+def test_choosing_a_precision_wins_over_the_fp8_build(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("fp8"), animate=False)
+    scene.precision_combo.setCurrentIndex(scene.precision_combo.findData("fp16"))
+    scene.precision_combo.activated.emit(scene.precision_combo.currentIndex())
+    assert "FP16" in scene.belt.state.labels["peak"]
+    scene.precision_combo.setCurrentIndex(scene.precision_combo.findData("int4"))
+    scene.precision_combo.activated.emit(scene.precision_combo.currentIndex())
+    assert scene.context.store.scenario.weights == "int4"
+
+
+def test_a_gpu_without_fp8_says_so_in_the_fp8_build(make_scene):
+    scene = make_scene(scenario=Scenario(gpu="a100-80gb"))
+    scene.go_to_build(BUILDS.index("fp8"), animate=False)
+    assert "no FP8" in scene.caption()
+    assert scene.belt.state.peak_flops_per_second == CATALOG.gpu("a100-80gb").flops_per_second["fp16"]
+
+
+def test_presets_come_from_the_engine(make_scene):
+    scene = make_scene()
+    scene.prefill_button.click()
+    finish_transitions(scene)
+    prefill = compute_report(dataclasses.replace(scene.context.store.scenario, prompt_tokens=1000, batch=1)).prefill
+    assert scene.intensity == pytest.approx(prefill.flops / prefill.bytes)
+    scene.decode_button.click()
+    finish_transitions(scene)
+    decode = scene.context.store.report.decode
+    assert scene.intensity == pytest.approx(decode.flops_per_token / decode.bytes_per_token)
+    assert scene.intensity_box.value() == pytest.approx(scene.intensity, abs=0.01)
+
+
+def test_the_intensity_control_is_log_scale_from_its_slider(make_scene):
+    scene = make_scene()
+    scene.intensity_slider.setValue(scene.intensity_slider.maximum())
+    assert scene.intensity == pytest.approx(10_000)
+    scene.intensity_slider.setValue(200)
+    assert scene.intensity == pytest.approx(100)
+    scene.intensity_box.setValue(50_000)           # beyond the range: the box refuses it
+    assert scene.intensity == pytest.approx(10_000)
+
+
+def test_roofline_points_follow_the_scenario(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("roofline"), animate=False)
+    decode_x, _ = scene.plot.point_position("decode")
+    ridge_text = scene.plot.ridge_text()
+    scene.context.store.update(weights="int4")
+    assert scene.plot.point_position("decode")[0] > 3 * decode_x      # int4 weights: a quarter of the bytes
+    scene.context.store.update(gpu="rtx-4090")
+    assert scene.plot.ridge_text() != ridge_text
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_build_has_a_filled_caption_in_both_languages(make_scene, language):
+    for scenario in (Scenario(), Scenario(gpu="a100-80gb"), Scenario(gpu="b200", weights="fp8")):
+        scene = make_scene(language, scenario)
+        for index in range(len(BUILDS)):
+            scene.go_to_build(index, animate=False)
+            caption = scene.caption()
+            assert caption and "{" not in caption
+        assert scene.title()
+
+
+def test_language_switch_rewrites_the_labels(make_scene):
+    scene = make_scene("en")
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    assert scene.belt.state.labels["idle"].startswith("idle")
+    scene.context.language.set_code("zh")
+    scene.retranslate()
+    assert scene.belt.state.labels["idle"].startswith("空闲")
+    assert scene.decode_button.text() == "decode（batch 1）"
+
+
+def test_export_shows_the_last_build_at_rest(make_scene):
+    scene = make_scene()
+    scene.prepare_for_export()
+    assert scene.build_index == len(BUILDS) - 1
+    assert scene.plot.width() > 0 and scene.plot.state is not None
+    assert scene.intensity == pytest.approx(scene.decode_intensity())
+
+
+@pytest.mark.parametrize("size", [(320, 240), (3840, 2160)])
+def test_scene_paints_at_small_and_large_sizes(make_scene, size):
+    scene = make_scene("zh")
+    scene.resize(*size)
+    scene.prepare_for_export()
+    image = scene.grab().toImage()
+    assert (image.width(), image.height()) == size

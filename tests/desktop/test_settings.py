@@ -1,0 +1,88 @@
+"""The settings file: remembered values come back; nonsense becomes defaults with a note, never a crash."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from desktop import settings as store
+from desktop.settings import Settings
+from engine import Scenario
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "settings.json"
+
+
+def test_no_file_gives_defaults_without_a_note(path):
+    loaded = store.load(path)
+    assert loaded.settings == Settings() and loaded.clean
+
+
+def test_tests_never_touch_the_real_settings_folder(tmp_path_factory):
+    assert str(store.settings_path()).startswith(str(tmp_path_factory.getbasetemp()))
+
+
+def test_saved_settings_come_back(path):
+    chosen = Settings(language="zh", theme="projector", last_scene=7, clock_visible=False, geometry="AAAA",
+                      scenario=replace(Scenario(), gpu="h100-sxm", batch=8, usd_per_gpu_hour=3.5))
+    assert store.save(chosen, path) is None
+    loaded = store.load(path)
+    assert loaded.clean and loaded.settings == chosen
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2, 3]", "", "\udcff".encode("utf-8", "surrogatepass")])
+def test_an_unreadable_file_gives_defaults_and_says_so(path, content):
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.unreadable and loaded.settings == Settings()
+
+
+def test_a_folder_where_the_file_should_be_is_unreadable_not_a_crash(path):
+    path.mkdir()
+    assert store.load(path).unreadable
+
+
+@pytest.mark.parametrize("field, value", [
+    ("language", "fr"), ("language", 3), ("theme", "neon"), ("theme", None), ("last_scene", 0),
+    ("last_scene", 99), ("last_scene", "3"), ("last_scene", True), ("clock_visible", "yes"),
+    ("geometry", "not base64!"), ("geometry", 12),
+])
+def test_a_nonsense_value_is_reset_to_its_default_and_named(path, field, value):
+    good = {"theme": "dark", "last_scene": 7}
+    path.write_text(json.dumps({**good, field: value}), encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.reset_fields == [field]
+    assert getattr(loaded.settings, field) == getattr(Settings(), field)
+    for name, kept in good.items():
+        if name != field:
+            assert getattr(loaded.settings, name) == kept
+
+
+@pytest.mark.parametrize("scenario", [
+    {"gpu": "no-such-gpu"}, {"gpu": 7}, {"batch": "eight"}, {"batch": 0}, {"prompt_tokens": -5},
+    {"usd_per_gpu_hour": "cheap"}, {"gpus": 2.5}, "h800", [1, 2],
+])
+def test_a_scenario_the_engine_refuses_is_replaced_by_the_default(path, scenario):
+    path.write_text(json.dumps({"scenario": scenario}), encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.reset_fields == ["scenario"]
+    assert loaded.settings.scenario == Scenario()
+
+
+def test_an_integer_price_is_accepted_as_a_price(path):
+    path.write_text(json.dumps({"scenario": {"usd_per_gpu_hour": 3}}), encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.clean and loaded.settings.scenario.usd_per_gpu_hour == 3.0
+
+
+def test_saving_where_it_cannot_write_returns_the_reason(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    problem = store.save(Settings(), blocker / "settings.json")
+    assert problem and "file" in problem

@@ -1,0 +1,60 @@
+"""Starting the app as a user does: first frame, corrupt settings, remembered choices."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop import settings as settings_store
+from desktop.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start(config_dir: Path, *arguments: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "INFERENCE_PHYSICS_CONFIG_DIR": str(config_dir)}
+    return subprocess.run([sys.executable, "-m", "desktop", "--quit-after-first-frame", *arguments], cwd=ROOT,
+                          env=environment, capture_output=True, text=True, timeout=120)
+
+
+def test_quit_after_first_frame_prints_the_milliseconds_since_start(tmp_path):
+    result = start(tmp_path)
+    assert result.returncode == 0, result.stderr
+    milliseconds = float(result.stdout.strip().splitlines()[-1])
+    assert 0 < milliseconds < 120_000
+
+
+@pytest.mark.parametrize("content", ["{]", json.dumps({"theme": 5, "scenario": {"gpu": "no-such-gpu"},
+                                                       "last_scene": "seven", "geometry": [1]})])
+def test_corrupt_settings_start_cleanly_with_a_one_line_note(tmp_path, content):
+    (tmp_path / settings_store.FILE_NAME).write_text(content, encoding="utf-8")
+    result = start(tmp_path, "--lang", "en")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    notes = [line for line in result.stderr.splitlines() if "settings" in line.lower()]
+    assert len(notes) == 1
+    saved = settings_store.load(tmp_path / settings_store.FILE_NAME)
+    assert saved.clean                      # the defaults were written back over the nonsense
+
+
+def test_choices_are_remembered_between_starts(tmp_path):
+    assert start(tmp_path, "--lang", "zh", "--theme", "projector", "--scene", "7").returncode == 0
+    saved = settings_store.load(tmp_path / settings_store.FILE_NAME).settings
+    assert (saved.language, saved.theme, saved.last_scene) == ("zh", "projector", 7)
+    assert saved.geometry
+
+
+def test_the_window_restores_language_theme_scene_and_scenario(make_window):
+    from dataclasses import replace
+    from engine import Scenario
+    settings = Settings(language="zh", theme="dark", last_scene=7,
+                        scenario=replace(Scenario(), batch=16, gpu="h100-sxm"))
+    window = make_window(language="zh", settings=settings)
+    assert window.deck.classes[window.deck.position].number == 7
+    assert window.theme.id == "dark" and window.actions["theme_dark"].isChecked()
+    assert window.controls.counts["batch"].value() == 16
+    assert window.controls.choices["gpu"].currentData() == "h100-sxm"

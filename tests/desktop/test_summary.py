@@ -1,0 +1,89 @@
+"""Scene 7: four questions, answers revealed by build or by click, links back to the scenes that exist."""
+from __future__ import annotations
+
+import pytest
+
+from desktop.scene import SceneContext
+from desktop.scenario_store import ScenarioStore
+from desktop.scenes.registry import scene_class
+from desktop.scenes.summary import QUESTIONS, SummaryScene
+from engine.units import format_percent, format_ratio
+from widgets.theme import THEMES
+
+
+@pytest.fixture
+def summary(qtbot, language):
+    store = ScenarioStore()
+    scene = SummaryScene(SceneContext(language, store, THEMES["light"]))
+    store.changed.connect(scene.on_report)
+    scene.on_report(store.scenario, store.report)
+    qtbot.addWidget(scene)
+    scene.resize(1280, 720)
+    scene.show()
+    qtbot.waitExposed(scene)
+    return scene
+
+
+def test_the_first_build_shows_four_questions_and_no_answer(summary):
+    assert [card.state.question for card in summary.cards] == [
+        summary.context.language.text(f"summary.question.{name}") for name in QUESTIONS]
+    assert summary.revealed_answers() == []
+    assert not any(card.answer_visible() for card in summary.cards)
+
+
+def test_each_build_reveals_the_next_answer_and_stepping_back_hides_it(summary):
+    for build in range(1, summary.build_count):
+        assert summary.next_build()
+        assert summary.revealed_answers() == list(range(build))
+    assert not summary.next_build()
+    assert summary.previous_build()
+    assert summary.revealed_answers() == [0, 1, 2]
+    assert not summary.cards[3].answer_visible()
+
+
+def test_a_click_reveals_one_answer_without_changing_the_build(summary):
+    summary.cards[2].activate_link("reveal")
+    assert summary.revealed_answers() == [2] and summary.build_index == 0
+    summary.reset()
+    assert summary.revealed_answers() == []
+
+
+def test_the_answers_quote_the_current_scenario(summary):
+    report = summary.context.store.report
+    summary.prepare_for_export()
+    slow, price = summary.cards[0].state.answer, summary.cards[3].state.answer
+    assert format_percent(report.decode_share) in slow
+    assert format_ratio(report.output_to_input_price_ratio) in price
+    summary.context.store.update(usd_per_gpu_hour=7.0)
+    assert "$7" in summary.cards[3].state.answer
+
+
+def test_links_go_only_to_scenes_that_exist(summary, qtbot):
+    summary.prepare_for_export()
+    for card, numbers in zip(summary.cards, QUESTIONS.values()):
+        linked = [number for number, _text in card.state.links]
+        assert linked == [n for n in numbers if scene_class(n) is not None]
+        for number, _text in card.state.links:
+            with qtbot.waitSignal(summary.scene_requested) as signal:
+                card.activate_link(f"scene:{number}")
+            assert signal.args == [number]
+
+
+def test_a_link_in_the_window_jumps_to_its_scene(window):
+    summary_position = window.deck.position_of(7)
+    window.deck.show(summary_position, "last")
+    card = next((card for card in window.deck.current.cards if card.state.links), None)
+    if card is None:
+        pytest.skip("no scene that an answer links to is registered yet")
+    number = card.state.links[0][0]
+    card.activate_link(f"scene:{number}")
+    assert window.deck.classes[window.deck.position].number == number
+
+
+def test_every_card_fits_at_1024x768(summary):
+    summary.resize(980, 560)           # the stage of a 1024x768 slide
+    summary.prepare_for_export()
+    summary.layout().activate()
+    assert all(card.width() < 500 for card in summary.cards)
+    for card in summary.cards:
+        assert card.height_for_width(card.width()) <= card.height() + 1

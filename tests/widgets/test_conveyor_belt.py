@@ -1,0 +1,153 @@
+"""The conveyor belt shows the roofline honestly: its motion follows bandwidth, peak and intensity."""
+
+import pytest
+from PySide6.QtGui import QColor
+
+from engine import roofline
+from engine.catalog import default_catalog
+from widgets.conveyor_belt import ConveyorBelt
+from widgets.conveyor_state import (
+    QUEUE_CAP_BOXES, ConveyorState, belt_share, belt_speed_boxes_per_second, busy_intervals, busy_share,
+    cycle_screen_seconds, frame_at, gear_turns_per_second, queue_boxes,
+)
+from widgets.theme import THEMES
+
+CATALOG = default_catalog()
+
+
+def state_for(gpu_id: str, precision_id: str, flops_per_byte: float, **extra) -> ConveyorState:
+    gpu, precision = CATALOG.gpu(gpu_id), CATALOG.precision(precision_id)
+    return ConveyorState(gpu.memory_bandwidth_bytes_per_second, roofline.peak_flops(gpu, precision),
+                         flops_per_byte, **extra)
+
+
+def busy_seconds(state: ConveyorState, start: float, end: float) -> float:
+    return sum(finish - begin for begin, finish in busy_intervals(state, start, end))
+
+
+@pytest.mark.parametrize("gpu_id", ["h800", "a100-80gb", "h200", "b200", "rtx-4090"])
+@pytest.mark.parametrize("precision_id", ["fp16", "fp8"])
+@pytest.mark.parametrize("flops_per_byte", [1.0, 1.02, 50.0, 295.0, 1000.0, 10_000.0])
+def test_worker_is_busy_for_exactly_the_engines_utilisation(gpu_id, precision_id, flops_per_byte):
+    state = state_for(gpu_id, precision_id, flops_per_byte)
+    expected = roofline.utilisation(CATALOG.gpu(gpu_id), CATALOG.precision(precision_id), flops_per_byte)
+    window = 7 * cycle_screen_seconds(state)
+    assert busy_seconds(state, 3.25, 3.25 + window) / window == pytest.approx(expected, rel=1e-9)
+    assert busy_share(state) == pytest.approx(expected, rel=1e-12)
+
+
+def test_decode_on_an_h800_leaves_the_worker_idle_almost_all_the_time():
+    state = state_for("h800", "fp16", 1.02)
+    assert 1 - busy_share(state) > 0.99
+    samples = [frame_at(state, t / 100).worker_busy for t in range(1000)]
+    assert 0 < sum(samples) < 20          # busy, but only in slivers
+
+
+def test_frame_busy_agrees_with_the_busy_intervals():
+    state = state_for("h800", "fp16", 120.0)
+    intervals = busy_intervals(state, 0.0, 10.0)
+    for step in range(500):
+        t = step * 0.02 + 0.001
+        inside = any(begin <= t < finish for begin, finish in intervals)
+        assert frame_at(state, t).worker_busy == inside
+
+
+@pytest.mark.parametrize("other", ["a100-80gb", "h200", "b200", "rtx-4090"])
+def test_belt_and_worker_speeds_follow_the_gpu_in_proportion(other):
+    h800, gpu = CATALOG.gpu("h800"), CATALOG.gpu(other)
+    fp16 = CATALOG.precision("fp16")
+    a, b = state_for("h800", "fp16", 10.0), state_for(other, "fp16", 10.0)
+    assert belt_speed_boxes_per_second(b) / belt_speed_boxes_per_second(a) == pytest.approx(
+        gpu.memory_bandwidth_bytes_per_second / h800.memory_bandwidth_bytes_per_second)
+    assert gear_turns_per_second(b) / gear_turns_per_second(a) == pytest.approx(
+        roofline.peak_flops(gpu, fp16) / roofline.peak_flops(h800, fp16))
+
+
+def test_fp8_doubles_the_worker_and_he_waits_more():
+    fp16, fp8 = state_for("h800", "fp16", 1.02), state_for("h800", "fp8", 1.02)
+    assert gear_turns_per_second(fp8) == pytest.approx(2 * gear_turns_per_second(fp16), rel=1e-3)
+    assert belt_speed_boxes_per_second(fp8) == belt_speed_boxes_per_second(fp16)
+    assert busy_share(fp8) < busy_share(fp16)
+
+
+def test_below_the_ridge_the_belt_never_stops_above_it_boxes_queue():
+    below, above = state_for("h800", "fp16", 100.0), state_for("h800", "fp16", 2000.0)
+    assert queue_boxes(below) == 0 and belt_share(below) == 1.0
+    travel = [frame_at(below, t / 10).belt_travel_boxes for t in range(50)]
+    assert all(later > earlier for earlier, later in zip(travel, travel[1:]))
+    assert 0 < queue_boxes(above) <= QUEUE_CAP_BOXES
+    ridge = roofline.ridge_point(CATALOG.gpu("h800"), CATALOG.precision("fp16"))
+    assert belt_share(above) == pytest.approx(ridge / 2000.0)
+    assert busy_share(above) == 1.0
+
+
+def test_the_picture_depends_on_time_not_on_how_often_it_is_drawn(qtbot):
+    state = state_for("h800", "fp16", 40.0)
+    coarse, fine = ConveyorBelt(THEMES["light"]), ConveyorBelt(THEMES["light"])
+    for widget in (coarse, fine):
+        qtbot.addWidget(widget)
+        widget.set_state(state)
+    for step in range(1, 4):
+        coarse.set_seconds(step * 0.5)
+    for step in range(1, 91):
+        fine.set_seconds(step / 60)
+    assert coarse.current_frame() == fine.current_frame() == frame_at(state, 1.5)
+
+
+def test_a_new_state_keeps_the_cycle_phase_so_boxes_do_not_jump(qtbot):
+    widget = ConveyorBelt(THEMES["light"])
+    qtbot.addWidget(widget)
+    widget.set_state(state_for("h800", "fp16", 10.0))
+    widget.set_seconds(1.37)
+    before = widget.current_frame().belt_travel_boxes % 1.0
+    widget.set_state(state_for("h800", "fp16", 20.0))
+    assert widget.current_frame().belt_travel_boxes % 1.0 == pytest.approx(before)
+
+
+def test_a_hidden_widget_keeps_time_without_drawing(qtbot):
+    widget = ConveyorBelt(THEMES["light"])
+    qtbot.addWidget(widget)
+    state = state_for("h800", "fp16", 10.0)
+    widget.set_state(state)
+    assert not widget.isVisible()
+    widget.set_seconds(2.0)
+    assert widget.current_frame() == frame_at(state, 2.0)
+
+
+LABELS = {"warehouse": "Warehouse = HBM", "capacity": "80 GB", "belt": "Belt", "bandwidth": "3.35 TB/s",
+          "worker": "Worker", "peak": "989 TFLOPS", "ratio": "295×", "idle": "idle 99.7%", "busy": "busy 0.3%",
+          "waiting": "waiting…", "backed_up": "backed up", "trace": "trace", "time_scale": "1 s = 1 µs",
+          "box": "2 MFLOP"}
+
+
+@pytest.mark.parametrize("size", [(320, 240), (3840, 2160)])
+@pytest.mark.parametrize("flops_per_byte", [1.02, 5000.0])
+@pytest.mark.parametrize("theme", ["light", "projector"])
+def test_paints_at_the_smallest_and_largest_sizes(qtbot, size, flops_per_byte, theme):
+    widget = ConveyorBelt(THEMES[theme])
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.set_state(state_for("h800", "fp16", flops_per_byte, labels=LABELS))
+    widget.set_seconds(0.1)
+    image = widget.grab().toImage()
+    assert (image.width(), image.height()) == size
+    colours = {image.pixelColor(x, y).name() for x in range(0, size[0], max(1, size[0] // 64))
+               for y in range(0, size[1], max(1, size[1] // 36))}
+    assert QColor(THEMES[theme].background).name() in colours
+    assert QColor(THEMES[theme].memory).name() in colours or len(colours) > 3   # something was drawn
+
+
+def test_static_parts_are_drawn_once_and_redrawn_on_theme_change(qtbot):
+    widget = ConveyorBelt(THEMES["light"])
+    qtbot.addWidget(widget)
+    widget.resize(800, 400)
+    widget.set_state(state_for("h800", "fp16", 10.0, labels=LABELS))
+    widget.grab()
+    first = widget._static.cacheKey()
+    widget.set_seconds(0.7)
+    widget.set_state(state_for("h800", "fp16", 30.0, labels={**LABELS, "idle": "idle 90%"}))
+    widget.grab()
+    assert widget._static.cacheKey() == first      # only moving parts and dynamic labels changed
+    widget.set_theme(THEMES["projector"])
+    widget.grab()
+    assert widget._static.cacheKey() != first

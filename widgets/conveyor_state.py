@@ -1,0 +1,161 @@
+"""What the conveyor-belt picture shows, and where everything is at a given moment.
+
+The picture is the seed's analogy made to scale: a warehouse (HBM) sends boxes
+of weights down a belt (HBM bandwidth) to a worker (the compute units). One
+box holds ``box_bytes`` of weights and ``box_bytes * flops_per_byte`` FLOP of
+work. The belt brings a box every ``box_bytes / bandwidth`` seconds of GPU
+time; the worker needs ``box work / peak FLOPS`` seconds to finish one. Shown
+slowed down by ``gpu_seconds_per_screen_second``.
+
+Everything here is plain arithmetic on the numbers the scene hands over (it
+takes them from the engine); no Qt, so the motion can be checked by tests:
+over any whole number of cycles the worker is busy exactly
+``min(1, flops_per_byte * bandwidth / peak)`` of the time, the engine's
+utilisation.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+# Boxes that queue in front of the worker when the belt backs up; more would
+# only crowd the picture, and the gauge already says "always busy".
+QUEUE_CAP_BOXES = 3
+# The worker's machine turns once per this many FLOP (on screen): with the
+# default time scale an H800 at FP16 turns about once a second, a B200 at FP4
+# under ten times, slow enough never to alias at 60 frames a second.
+FLOP_PER_GEAR_TURN = 1e9
+# A finished box flashes this long (screen seconds), so that a worker busy for
+# 0.3% of each cycle is still seen to take every box.
+FLASH_SCREEN_SECONDS = 0.35
+
+
+@dataclass(frozen=True)
+class ConveyorState:
+    """The numbers and texts the conveyor belt draws; texts arrive translated.
+
+    ``labels`` keys the widget knows (each drawn only when present):
+    ``warehouse``, ``capacity``, ``belt``, ``bandwidth``, ``worker``, ``peak``,
+    ``ratio``, ``time_scale``, ``box``, ``busy``, ``idle``, ``waiting``,
+    ``backed_up``, ``trace``.
+    """
+    bandwidth_bytes_per_second: float
+    peak_flops_per_second: float
+    flops_per_byte: float
+    box_bytes: float = 2e6
+    gpu_seconds_per_screen_second: float = 1e-6
+    labels: dict[str, str] = field(default_factory=dict)
+    show_gauge: bool = True
+
+
+@dataclass(frozen=True)
+class ConveyorFrame:
+    """Where everything is at one moment (screen seconds since the cycle origin)."""
+    belt_travel_boxes: float        # how far the belt has moved, in box spacings
+    worker_busy: bool
+    work_progress: float            # 0..1 through the box on the bench (0 when idle)
+    seconds_since_box_arrived: float
+    queue_boxes: int                # boxes waiting in front of the worker
+    gear_turns: float               # turns of the worker's machine so far
+    boxes_finished: int             # boxes turned into results so far
+
+
+def box_interval_screen_seconds(state: ConveyorState) -> float:
+    """Screen seconds between two boxes when the belt runs: bytes / bandwidth, slowed down."""
+    return state.box_bytes / state.bandwidth_bytes_per_second / state.gpu_seconds_per_screen_second
+
+
+def work_screen_seconds(state: ConveyorState) -> float:
+    """Screen seconds the worker needs for one box: its FLOP / peak FLOPS, slowed down."""
+    box_flop = state.box_bytes * state.flops_per_byte
+    return box_flop / state.peak_flops_per_second / state.gpu_seconds_per_screen_second
+
+
+def cycle_screen_seconds(state: ConveyorState) -> float:
+    """One box per cycle: the slower of belt and worker sets the pace."""
+    return max(box_interval_screen_seconds(state), work_screen_seconds(state))
+
+
+def busy_share(state: ConveyorState) -> float:
+    """Share of each cycle the worker works; equals the roofline utilisation."""
+    return work_screen_seconds(state) / cycle_screen_seconds(state)
+
+
+def belt_share(state: ConveyorState) -> float:
+    """Share of each cycle the belt runs (below 1 only when the worker is the bottleneck)."""
+    return box_interval_screen_seconds(state) / cycle_screen_seconds(state)
+
+
+def belt_speed_boxes_per_second(state: ConveyorState) -> float:
+    """How fast the belt moves while it runs, in box spacings per screen second (∝ bandwidth)."""
+    return 1.0 / box_interval_screen_seconds(state)
+
+
+def gear_turns_per_second(state: ConveyorState) -> float:
+    """How fast the worker's machine turns while he works, per screen second (∝ peak FLOPS)."""
+    return state.peak_flops_per_second * state.gpu_seconds_per_screen_second / FLOP_PER_GEAR_TURN
+
+
+def queue_boxes(state: ConveyorState) -> int:
+    """Boxes shown waiting: none at or below the ridge, more the further above it (capped)."""
+    backlog = work_screen_seconds(state) / box_interval_screen_seconds(state)
+    if backlog <= 1.0 + 1e-9:
+        return 0
+    return min(QUEUE_CAP_BOXES, math.ceil(backlog - 1e-9) - 1)
+
+
+def busy_seconds_until(state: ConveyorState, seconds: float) -> float:
+    """Screen seconds the worker has worked from the cycle origin up to ``seconds``."""
+    cycle = cycle_screen_seconds(state)
+    whole, into = divmod(seconds, cycle)
+    return whole * work_screen_seconds(state) + min(into, work_screen_seconds(state))
+
+
+def busy_intervals(state: ConveyorState, start_seconds: float, end_seconds: float) -> list[tuple[float, float]]:
+    """The stretches of [start, end] in which the worker works (each cycle starts with work)."""
+    cycle = cycle_screen_seconds(state)
+    work = work_screen_seconds(state)
+    out: list[tuple[float, float]] = []
+    first = math.floor(start_seconds / cycle)
+    last = math.floor(end_seconds / cycle)
+    for n in range(first, last + 1):
+        begin = max(start_seconds, n * cycle)
+        finish = min(end_seconds, n * cycle + work)
+        if finish > begin:
+            out.append((begin, finish))
+    return out
+
+
+def frame_at(state: ConveyorState, seconds: float) -> ConveyorFrame:
+    """The picture at ``seconds``: a pure function of the state and the time.
+
+    Each cycle starts when a box reaches the worker. He works on it for
+    ``work`` seconds; the belt runs during the last ``interval`` seconds of the
+    cycle, so the next box arrives just as the cycle ends. Below the ridge the
+    belt never stops and the worker waits; above it the worker never stops and
+    the belt waits.
+    """
+    cycle = cycle_screen_seconds(state)
+    interval = box_interval_screen_seconds(state)
+    work = work_screen_seconds(state)
+    whole, into = divmod(seconds, cycle)
+    belt_running_for = max(0.0, into - (cycle - interval))
+    busy = into < work
+    return ConveyorFrame(
+        belt_travel_boxes=whole + belt_running_for / interval,
+        worker_busy=busy,
+        work_progress=into / work if busy else 0.0,
+        seconds_since_box_arrived=into,
+        queue_boxes=queue_boxes(state),
+        gear_turns=gear_turns_per_second(state) * busy_seconds_until(state, seconds),
+        boxes_finished=int(whole) + (0 if busy else 1),
+    )
+
+
+def continuous_origin(old: ConveyorState | None, new: ConveyorState,
+                      seconds: float, old_origin: float) -> float:
+    """The cycle origin for ``new`` that keeps the current cycle's phase, so a change does not jump."""
+    if old is None:
+        return old_origin
+    phase = ((seconds - old_origin) / cycle_screen_seconds(old)) % 1.0
+    return seconds - phase * cycle_screen_seconds(new)
