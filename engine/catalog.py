@@ -1,11 +1,13 @@
 """The catalogue: GPUs, models and precisions, read from TOML with their sources.
 
+The listing (``catalog_as_json``, ``catalog_as_text``) also names the tokenizers
+that ship with the app (``engine.tokenizer_registry``) without reading a vocabulary.
+
 The built-in files live in ``resources/catalog/`` (gpus.toml, models.toml,
 precisions.toml). A person may add GPUs and models in their own file,
-``<config dir>/inference-physics/catalog.toml`` (config dir: ``$XDG_CONFIG_HOME``
-or ``~/.config`` on Linux, ``%APPDATA%`` on Windows, ``~/Library/Application
-Support`` on macOS; the environment variable ``INFERENCE_PHYSICS_CATALOG``
-names another path). It holds ``[gpus.<id>]`` and ``[models.<id>]`` tables
+``catalog.toml`` in the app's configuration folder (``engine.config_dir``:
+``~/.config/inference-physics`` on Linux; the environment variable
+``INFERENCE_PHYSICS_CATALOG`` names another path). It holds ``[gpus.<id>]`` and ``[models.<id>]`` tables
 with the same fields as the built-in files; ``source`` may be left out there
 and then names the file.
 
@@ -27,7 +29,6 @@ import difflib
 import functools
 import math
 import os
-import sys
 import tomllib
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -35,7 +36,9 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from engine.catalog_types import COMPUTE_PRECISIONS, Gpu, Model, Precision
+from engine.config_dir import config_dir
 from engine.errors import InputError
+from engine.tokens import tokenizers_as_json, tokenizers_as_text
 from engine.units import format_bandwidth, format_bytes, format_count, format_flops
 
 USER_CATALOG_ENV = "INFERENCE_PHYSICS_CATALOG"
@@ -71,7 +74,8 @@ def normalise_id(text: str) -> str:
 def _lookup(table: dict[str, Entry], wanted: object, kind: str, kinds: str) -> Entry:
     known = ", ".join(table)
     if not isinstance(wanted, str):
-        raise InputError(f"A {kind} id must be text, got {wanted!r}. Known {kinds}: {known}.")
+        raise InputError(f"A {kind} id must be text, got {wanted!r}. Known {kinds}: {known}.",
+                         "catalog.not_text", {"kind": kind, "got": wanted, "known": list(table)})
     key = normalise_id(wanted)
     if key in table:
         return table[key]
@@ -82,7 +86,8 @@ def _lookup(table: dict[str, Entry], wanted: object, kind: str, kinds: str) -> E
     similar = difflib.get_close_matches(key, list(table), n=3, cutoff=0.6)
     close = list(dict.fromkeys(starting + similar))[:3]
     hint = f"; close matches: {', '.join(close)}" if close else ""
-    raise InputError(f"Unknown {kind} {wanted!r}{hint}. Known {kinds}: {known}.")
+    raise InputError(f"Unknown {kind} {wanted!r}{hint}. Known {kinds}: {known}.",
+                     "catalog.unknown", {"kind": kind, "got": wanted, "close": close, "known": list(table)})
 
 
 # --------------------------------------------------------------------------- loading
@@ -92,17 +97,7 @@ def user_catalog_path() -> Path:
     override = os.environ.get(USER_CATALOG_ENV)
     if override:
         return Path(override).expanduser()
-    return _config_dir() / "inference-physics" / "catalog.toml"
-
-
-def _config_dir() -> Path:
-    if sys.platform == "win32":
-        appdata = os.environ.get("APPDATA")
-        return Path(appdata) if appdata else Path.home() / "AppData" / "Roaming"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support"
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    return Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
+    return config_dir() / "catalog.toml"
 
 
 @functools.cache
@@ -386,6 +381,7 @@ def catalog_as_json(catalog: Catalog) -> dict:
         "gpus": [plain(gpu) for gpu in catalog.gpus.values()],
         "models": [plain(model) for model in catalog.models.values()],
         "precisions": [plain(precision) for precision in catalog.precisions.values()],
+        "tokenizers": tokenizers_as_json(),
         "warnings": list(catalog.warnings),
     }
 
@@ -432,6 +428,7 @@ def catalog_as_text(catalog: Catalog) -> str:
         lines += [f"  {precision.id}: {precision.name}, {precision.bytes_per_value:g} {unit} per value, "
                   f"computes at the {precision.compute_precision.upper()} peak",
                   f"    source: {precision.source}"]
+    lines += ["", "Tokenizers (vocabularies ship with the app; nothing is downloaded)", tokenizers_as_text().rstrip("\n")]
     if catalog.warnings:
         lines += ["", "Problems in your catalogue file"] + [f"  {warning}" for warning in catalog.warnings]
     return "\n".join(lines) + "\n"

@@ -4,6 +4,8 @@
         --gpus 1 --batch 1 --prompt 1000 --output 500 [--mode ideal|realistic] \\
         [--usd-per-gpu-hour 2.0] [--json]
     python -m engine catalog [--json]
+    python -m engine tokens --tokenizer ID [--json] (TEXT | --file PATH | --file -)
+    python -m engine tokens --list [--json]
 
 Each subcommand is one ``add_<name>_command(commands)`` function that declares
 its options and sets ``run``, and one ``run_<name>(args, catalog) -> int``
@@ -141,9 +143,83 @@ def run_catalog(args: argparse.Namespace, catalog=None) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------- tokens
+
+def add_tokens_command(commands) -> None:
+    p = commands.add_parser("tokens", help="cut text into tokens with a real tokenizer",
+                            description="Cut text into tokens with a real tokenizer (vocabularies ship with "
+                                        "the app; nothing is downloaded).")
+    p.add_argument("text", nargs="?", metavar="TEXT", help="the text to cut (or use --file)")
+    p.add_argument("--tokenizer", metavar="ID", help="tokenizer id, see --list (e.g. qwen2.5, llama-3, o200k_base)")
+    p.add_argument("--file", metavar="PATH", help="read the text from a UTF-8 file; '-' reads standard input")
+    p.add_argument("--list", action="store_true", help="list the tokenizers with their sources")
+    p.add_argument("--json", action="store_true", help="print JSON: {tokenizer, count, ids, pieces}")
+    p.set_defaults(run=run_tokens)
+
+
+def run_tokens(args: argparse.Namespace, catalog=None) -> int:
+    from engine.tokens import tokenize, tokenizers_as_json, tokenizers_as_text
+
+    if args.list:
+        if args.json:
+            print(json.dumps(tokenizers_as_json(), indent=2, ensure_ascii=False))
+        else:
+            print("Tokenizers (every vocabulary ships with the app; nothing is downloaded)")
+            print(tokenizers_as_text(), end="")
+        return 0
+    if args.tokenizer is None:
+        raise _BadUsage("Name a tokenizer with --tokenizer ID, or list them with --list.")
+    if args.text is not None and args.file is not None:
+        raise _BadUsage("Give the text either as TEXT or with --file, not both.")
+    if args.text is None and args.file is None:
+        raise _BadUsage("Give the text to cut as TEXT, or with --file PATH ('-' for standard input).")
+    text = args.text if args.file is None else _read_text_file(args.file)
+    result = tokenize(args.tokenizer, text)
+    if args.json:
+        print(json.dumps(result.to_json_dict(), ensure_ascii=False))
+    else:
+        print(f"{result.count} {'token' if result.count == 1 else 'tokens'} ({result.tokenizer})")
+        if result.pieces:
+            print(" ".join(f"[{_visible(piece)}]" for piece in result.pieces))
+    return 0
+
+
+def _read_text_file(path: str) -> str:
+    """The UTF-8 text of ``path`` ('-': standard input), or one sentence saying why it cannot be read."""
+    from engine.tokens import MAX_TEXT_BYTES
+
+    shown = "standard input" if path == "-" else repr(path)
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
+        else:
+            with open(path, "rb") as stream:
+                data = stream.read(MAX_TEXT_BYTES + 1)
+    except FileNotFoundError:
+        raise _BadUsage(f"--file {shown}: no such file.") from None
+    except IsADirectoryError:
+        raise _BadUsage(f"--file {shown} is a folder; give a text file.") from None
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise _BadUsage(f"--file {shown} cannot be read: {reason}.") from None
+    if len(data) > MAX_TEXT_BYTES:
+        raise _BadUsage(f"--file {shown} holds more than {MAX_TEXT_BYTES:,} bytes; "
+                        f"at most {MAX_TEXT_BYTES:,} bytes of text can be cut at once.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise _BadUsage(f"--file {shown} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset "
+                        f"{error.start}); save it as UTF-8.") from None
+
+
+def _visible(piece: str) -> str:
+    """A piece with line breaks and tabs shown as \\n, \\r, \\t so that one token stays on one line."""
+    return piece.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
 # ----------------------------------------------------------------------------- entry point
 
-COMMANDS = (add_report_command, add_catalog_command)
+COMMANDS = (add_report_command, add_catalog_command, add_tokens_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

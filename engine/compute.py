@@ -65,7 +65,8 @@ def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Pr
     if scenario.gpus > model.attention_heads:
         raise InputError(
             f"{model.name} has {model.attention_heads} attention heads, so tensor parallelism can split it "
-            f"over at most {model.attention_heads} GPUs; got {scenario.gpus}.")
+            f"over at most {model.attention_heads} GPUs; got {scenario.gpus}.",
+            "compute.gpus_over_heads", {"model": model.name, "heads": model.attention_heads, "got": scenario.gpus})
     compute_precision = compute_precision_used(gpu, weights)
     machine = Machine(peak_flops_per_gpu=peak_flops(gpu, weights),
                       bandwidth_bytes_per_second=gpu.memory_bandwidth_bytes_per_second,

@@ -71,31 +71,34 @@ def _shown(value) -> str:
 def _whole_number(value, field: str) -> int:
     what, low, high, _ = WHOLE_NUMBER_FIELDS[field]
     allowed = f"{what} must be {allowed_whole_number(field)}"
+    values = {"field": field, "low": low, "high": high, "got": value}
     if isinstance(value, bool):
-        raise InputError(f"{allowed}; got {value!r}.")
+        raise InputError(f"{allowed}; got {value!r}.", "scenario.whole_number", values)
     if isinstance(value, Integral):
         number = int(value)
     elif isinstance(value, Real) and math.isfinite(value) and float(value).is_integer():
         number = int(value)
     else:
-        raise InputError(f"{allowed}; got {_shown(value)}.")
+        raise InputError(f"{allowed}; got {_shown(value)}.", "scenario.whole_number", values)
     if not low <= number <= high:
-        raise InputError(f"{allowed}; got {number:,}.")
+        raise InputError(f"{allowed}; got {number:,}.", "scenario.whole_number", {**values, "got": number})
     return number
 
 
-def _identifier(value, what: str, example: str) -> str:
+def _identifier(value, field: str, what: str, example: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{what} must be a catalogue id such as {example!r}; got {value!r}.")
+        raise InputError(f"{what} must be a catalogue id such as {example!r}; got {value!r}.",
+                         "scenario.identifier", {"field": field, "example": example, "got": value})
     return value.strip()
 
 
 def _price(value) -> float:
     allowed = f"The price per GPU-hour must be {PRICE_ALLOWED}"
+    values = {"low": 0, "high": MAX_USD_PER_GPU_HOUR, "got": value}
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise InputError(f"{allowed}; got {value!r}.")
+        raise InputError(f"{allowed}; got {value!r}.", "scenario.price", values)
     if not 0 <= value <= MAX_USD_PER_GPU_HOUR:
-        raise InputError(f"{allowed}; got {value!r}.")
+        raise InputError(f"{allowed}; got {value!r}.", "scenario.price", values)
     return float(value)
 
 
@@ -106,11 +109,12 @@ def validate_scenario(scenario: Scenario) -> Scenario:
     are only checked to be text here; ``compute_report`` looks them up.
     """
     if not isinstance(scenario, Scenario):
-        raise InputError(f"Expected a Scenario; got {type(scenario).__name__}.")
-    gpu = _identifier(scenario.gpu, "The GPU", "h800")
-    model = _identifier(scenario.model, "The model", "llama-3.1-70b")
-    weights = _identifier(scenario.weights, "The weight precision", "fp16")
-    kv = _identifier(scenario.kv, "The KV cache precision", "fp16")
+        raise InputError(f"Expected a Scenario; got {type(scenario).__name__}.", "scenario.type",
+                         {"got": type(scenario).__name__})
+    gpu = _identifier(scenario.gpu, "gpu", "The GPU", "h800")
+    model = _identifier(scenario.model, "model", "The model", "llama-3.1-70b")
+    weights = _identifier(scenario.weights, "weights", "The weight precision", "fp16")
+    kv = _identifier(scenario.kv, "kv", "The KV cache precision", "fp16")
     gpus = _whole_number(scenario.gpus, "gpus")
     batch = _whole_number(scenario.batch, "batch")
     prompt = _whole_number(scenario.prompt_tokens, "prompt_tokens")
@@ -118,11 +122,14 @@ def validate_scenario(scenario: Scenario) -> Scenario:
     if prompt + output > MAX_CONTEXT_TOKENS:
         raise InputError(
             f"Prompt plus output must be at most {MAX_CONTEXT_TOKENS:,} tokens; "
-            f"got {prompt:,} + {output:,} = {prompt + output:,}.")
+            f"got {prompt:,} + {output:,} = {prompt + output:,}.",
+            "scenario.context", {"high": MAX_CONTEXT_TOKENS, "prompt": prompt, "output": output,
+                                 "got": prompt + output})
     price = _price(scenario.usd_per_gpu_hour)
     mode = scenario.mode.strip().lower() if isinstance(scenario.mode, str) else None
     if mode not in MODES:
-        raise InputError(f"The mode must be 'ideal' or 'realistic'; got {scenario.mode!r}.")
+        raise InputError(f"The mode must be 'ideal' or 'realistic'; got {scenario.mode!r}.", "scenario.mode",
+                         {"allowed": MODES, "got": scenario.mode})
     checked = (gpu, model, weights, kv, gpus, batch, prompt, output, price, mode)
     current = (scenario.gpu, scenario.model, scenario.weights, scenario.kv, scenario.gpus,
                scenario.batch, scenario.prompt_tokens, scenario.output_tokens, scenario.usd_per_gpu_hour,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import catalog as catalog_module
+from engine import config_dir as config_dir_module
 from engine.catalog import default_catalog, load_catalog, user_catalog_path
 
 GOOD_GPU = """
@@ -203,13 +203,21 @@ def test_default_catalog_reads_the_file_the_environment_names(tmp_path, monkeypa
 ])
 def test_the_user_file_lives_in_the_platforms_config_folder(monkeypatch, tmp_path, platform, env, expected):
     monkeypatch.delenv("INFERENCE_PHYSICS_CATALOG", raising=False)
+    monkeypatch.delenv("INFERENCE_PHYSICS_CONFIG_DIR", raising=False)   # tests/conftest.py sets it for isolation
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     monkeypatch.delenv("APPDATA", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(catalog_module.sys, "platform", platform)
+    monkeypatch.setattr(config_dir_module.sys, "platform", platform)
     assert user_catalog_path() == Path(expected.replace("~", str(tmp_path)))
+
+
+def test_the_app_config_folder_holds_the_user_file_and_can_be_moved(monkeypatch, tmp_path):
+    monkeypatch.delenv("INFERENCE_PHYSICS_CATALOG", raising=False)
+    monkeypatch.setenv("INFERENCE_PHYSICS_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    assert config_dir_module.config_dir() == tmp_path / "elsewhere"
+    assert user_catalog_path() == tmp_path / "elsewhere" / "catalog.toml"
 
 
 def test_the_environment_variable_overrides_the_config_folder(monkeypatch, tmp_path):
