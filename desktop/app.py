@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from desktop import settings as settings_store
 from desktop.fonts import install_cjk_fallback
 from desktop.i18n import Language
+from desktop.quit_signals import QuitOnSignals
 from desktop.scenario_store import ScenarioStore
 from desktop.scenes.registry import scene_class, scene_classes
 from desktop.theming import apply_theme
@@ -116,7 +117,7 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
             print(notes[-1], file=sys.stderr)
         else:
             settings.last_scene = scene_number
-    store = ScenarioStore(settings.scenario)
+    store = ScenarioStore(settings.scenario, language=language)
     window = MainWindow(language, store, settings, default_catalog(), scene_classes())
     _show_errors_inline(window, language)
     if present:
@@ -127,9 +128,13 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
         window.show_note(note)
     if quit_after_first_frame:
         FirstFrameWatcher(window.slide, milliseconds_since_start)
-    code = app.exec()
+    quit_on_signals = QuitOnSignals(app.quit)     # Ctrl+C or SIGTERM: out of the loop, then saved below
+    try:
+        code = app.exec()
+    finally:
+        quit_on_signals.uninstall()
     if window.isVisible():
-        window.close()       # quitting without closing (first-frame run, session end) still saves
+        window.close()       # quitting without closing (first-frame run, a signal, session end) still saves
     return code
 
 

@@ -57,9 +57,7 @@ class SceneDeck(QObject):
             scene.set_theme(self._theme)
             scene.on_report(self._store.scenario, self._store.report)
             scene.build_changed.connect(self._on_build_changed)
-            requested = getattr(scene, "scene_requested", None)   # the summary links back to scenes
-            if requested is not None:
-                requested.connect(self.go_to_number)
+            scene.jump_requested.connect(self.go_to_number)     # e.g. the summary's links back to scenes
             self._stage.addWidget(scene)
             self._scenes[position] = scene
         return self._scenes[position]

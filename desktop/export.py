@@ -40,8 +40,11 @@ class Slide:
 
 
 def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, theme: Theme,
-                 size: QSize = DEFAULT_SIZE) -> Slide:
-    """``cls`` at its last build in a slide of exactly ``size`` pixels."""
+                 size: QSize = DEFAULT_SIZE, build: int | None = None) -> Slide:
+    """``cls`` at build ``build`` (None: its last) in a slide of exactly ``size`` pixels, transitions finished.
+
+    The command line's pictures and the handout show the last build; the menu's picture the build on screen.
+    """
     frame = SlideFrame(theme)
     frame.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
     scene = cls(SceneContext(language, store, theme))
@@ -51,12 +54,14 @@ def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, the
     frame.set_presenting_height(size.height())
     frame.resize(size)
     captions = []
-    for build in range(scene.build_count):
-        scene.go_to_build(build, animate=False)
+    for index in range(scene.build_count):
+        scene.go_to_build(index, animate=False)
         captions.append(scene.caption())
     frame.show()
     scene.clock.stop()            # a still picture: its time comes from prepare_for_export, not the wall clock
     scene.prepare_for_export()
+    if build is not None:
+        scene.go_to_build(build, animate=False)     # the still-picture state, at the build asked for
     frame.set_texts(language.text(f"{cls.key}.title"), scene.caption())
     frame.layout().activate()
     QApplication.processEvents()  # let the scene's widgets settle their layout at this size

@@ -4,13 +4,13 @@ Every control writes to the one ``ScenarioStore`` and reads back from it, so a
 GPU chosen while scene 1 is shown is the GPU of every other scene. Controls
 refuse what they can (combo boxes list only the catalogue, spin boxes have
 ranges); what only the engine can judge comes back as the store's one-sentence
-error, shown inline under the controls, and the control returns to the value
-in use.
+error, shown inline under the controls (in the app's language, re-read when
+the language changes), and the control returns to the value in use.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
 
 from desktop.i18n import Language
@@ -27,10 +27,12 @@ COUNT_RANGES = {
     "output_tokens": (1, 1_048_576),
 }
 PRICE_RANGE_USD = (0.01, 1000.0)
-COMBO_MIN_CHARACTERS = 12
+COMBO_MIN_CHARACTERS = 10     # a drop-down in the side panel shows at least this much of its choice
 
 
-class ScenarioControls(QWidget):
+class ScenarioControls(QGroupBox):
+    """A group titled "Scenario": one field per scenario value, the inline error, a defaults button."""
+
     def __init__(self, store: ScenarioStore, language: Language, catalog: Catalog,
                  parent: QWidget | None = None):
         super().__init__(parent)
@@ -64,7 +66,6 @@ class ScenarioControls(QWidget):
         self.price.valueChanged.connect(lambda value: self._on_value_change("usd_per_gpu_hour", value))
         self.defaults_button = QPushButton(self)
         self.defaults_button.clicked.connect(lambda: self._store.set_scenario(Scenario()))
-        self.heading = QLabel(self)
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -78,11 +79,9 @@ class ScenarioControls(QWidget):
             self._field_labels[name] = label
             self._form.addRow(label, widget)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.heading)
         layout.addLayout(self._form)
         layout.addWidget(self.error_label)
         layout.addWidget(self.defaults_button, alignment=Qt.AlignmentFlag.AlignLeft)
-        layout.addStretch(1)
 
         store.changed.connect(self._on_store_change)
         store.error.connect(self._on_store_error)
@@ -92,10 +91,12 @@ class ScenarioControls(QWidget):
 
     def retranslate(self, *_args) -> None:
         text = self._language.text
-        self.heading.setText(text("controls.heading"))
+        self.setTitle(text("controls.heading"))
         for name, label in self._field_labels.items():
             label.setText(text(f"controls.field.{name}"))
         self.defaults_button.setText(text("controls.defaults"))
+        if self._store.last_error is not None and not self.error_label.isHidden():
+            self.error_label.setText(self._store.error_message(self._store.last_error))
 
     def set_theme(self, theme: Theme) -> None:
         self.error_label.setStyleSheet(f"color: {theme.warning};")

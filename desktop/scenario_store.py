@@ -3,7 +3,8 @@
 A control calls ``update(gpu="h100")``; the store builds the new immutable
 ``Scenario``, asks the engine for its ``Report`` and emits ``changed``. Input
 the engine refuses leaves the previous scenario in place and emits ``error``
-with the engine's one-sentence message, so the control can show it inline.
+with the engine's one-sentence message, in the app's language where the store
+was given one (``desktop.error_text``), so the control can show it inline.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.error_text import error_text
 from engine import InputError, Scenario, compute_report
 
 
@@ -18,11 +20,20 @@ class ScenarioStore(QObject):
     changed = Signal(object, object)   # (Scenario, Report)
     error = Signal(str)                # one sentence naming the refused value
 
-    def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None):
-        """``scenario`` must be valid (settings validate before handing one over)."""
+    def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None, *, language=None):
+        """``scenario`` must be valid (settings validate before handing one over).
+
+        ``language`` (a ``desktop.i18n.Language``): the one refusals are written in; None: the engine's English.
+        """
         super().__init__(parent)
+        self._language = language
         self._scenario = scenario if scenario is not None else Scenario()
         self._report = compute_report(self._scenario)
+        self.last_error: InputError | None = None     # the latest refusal, kept so a view can re-read it
+
+    def error_message(self, error: InputError) -> str:
+        """``error`` as the store's ``error`` signal words it."""
+        return error_text(self._language, error) if self._language is not None else str(error)
 
     @property
     def scenario(self) -> Scenario:
@@ -43,8 +54,9 @@ class ScenarioStore(QObject):
         try:
             report = compute_report(scenario)
         except InputError as refused:
-            self.error.emit(str(refused))
+            self.last_error = refused
+            self.error.emit(self.error_message(refused))
             return False
-        self._scenario, self._report = scenario, report
+        self._scenario, self._report, self.last_error = scenario, report, None
         self.changed.emit(scenario, report)
         return True

@@ -43,6 +43,7 @@ class Scene(QWidget):
     build_names: ClassVar[tuple[str, ...]]   # one per build, in order
 
     build_changed = Signal(int)
+    jump_requested = Signal(int)       # the scene asks the frame to show the scene with this DESIGN.md number
 
     def __init__(self, context: SceneContext, parent: QWidget | None = None):
         super().__init__(parent)

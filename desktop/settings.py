@@ -6,8 +6,9 @@ value that makes no sense (wrong type, out of range, a GPU the catalogue does
 not know), is replaced by its default and reported in one line; starting never
 fails because of this file.
 
-Tests point the store at a temporary folder with ``INFERENCE_PHYSICS_CONFIG_DIR``
-(``tests/conftest.py`` does it for every test) so they never touch real settings.
+The file lives in ``engine.config_dir.config_dir()``, beside the user's catalogue.
+Tests point both at a temporary folder with ``INFERENCE_PHYSICS_CONFIG_DIR``
+(``tests/conftest.py`` does it for every test) so they never touch real files.
 """
 from __future__ import annotations
 
@@ -19,10 +20,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from engine import InputError, Scenario, compute_report
-from engine.catalog import _config_dir as _config_base   # one answer to "where is the config folder"
+from engine.config_dir import config_dir
 from widgets.theme import DEFAULT_THEME, THEMES
 
-CONFIG_DIR_VARIABLE = "INFERENCE_PHYSICS_CONFIG_DIR"
 FILE_NAME = "settings.json"
 SCENE_NUMBERS = range(1, 8)
 
@@ -47,14 +47,6 @@ class Loaded:
     @property
     def clean(self) -> bool:
         return not self.unreadable and not self.reset_fields
-
-
-def config_dir() -> Path:
-    """The folder the user's catalogue file also lives in (engine.catalog), unless tests override it."""
-    override = os.environ.get(CONFIG_DIR_VARIABLE)
-    if override:
-        return Path(override)
-    return _config_base() / "inference-physics"
 
 
 def settings_path() -> Path:

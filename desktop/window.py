@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import (QApplication, QFileDialog, QFrame, QListWidget, QMainWindow, QScrollArea, QSplitter,
-                               QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication
+from PySide6.QtWidgets import QApplication, QFileDialog, QListWidget, QMainWindow, QSplitter, QWidget
 
 from desktop.deck import SceneDeck
 from desktop.i18n import LANGUAGES, Language
@@ -23,16 +22,17 @@ from desktop.scenario_store import ScenarioStore
 from desktop.scene import Scene
 from desktop.scenes.registry import export_name
 from desktop.settings import Settings, save as save_settings
+from desktop.side_panel import SidePanel
 from desktop.slide import SlideFrame
 from desktop.theming import apply_theme
+from desktop.window_geometry import clamp_onto_screens, first_window_rect
 from engine.catalog import Catalog
 from widgets.theme import THEMES
 
-DEFAULT_WINDOW_SIZE = (1280, 800)
 LANGUAGE_NAMES = {"zh": "chinese", "en": "english"}
 NOTE_MILLISECONDS = 10_000
-SCENE_LIST_MIN_WIDTH = 180     # room for a scene title in either language
-SIDE_PANEL_MIN_WIDTH = 280
+SCENE_LIST_MAX_WIDTH = 160     # px; a longer title wraps: the stage needs the width more than the list
+SCENE_LIST_PADDING = 12        # px beside the widest title (item margins and the focus frame)
 # (menu, commands in it); None draws a separator
 MENUS = (
     ("file", ("export_png", "export_pdf", None, "quit")),
@@ -56,32 +56,16 @@ class MainWindow(QMainWindow):
         self.deck = SceneDeck(classes, language, store, self.theme, self.slide.stage, self)
         self.scene_list = QListWidget()
         self.scene_list.setObjectName("scene_list")
-        self.scene_list.setMinimumWidth(SCENE_LIST_MIN_WIDTH)
+        self.scene_list.setWordWrap(True)
+        self.scene_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.controls = ScenarioControls(store, language, catalog)
-        self.scene_controls = QStackedWidget()
-        self.scene_controls.addWidget(QWidget())                  # page 0: a scene without controls
-        self._control_pages: dict[int, int] = {}
-        self.side_panel = QScrollArea()
-        self.side_panel.setWidget(self.controls)
-        self.side_panel.setWidgetResizable(True)
-        self.side_panel.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.side_panel.setMinimumWidth(SIDE_PANEL_MIN_WIDTH)
-        middle = QWidget()                          # the slide, and the shown scene's own controls under it
-        middle_layout = QVBoxLayout(middle)
-        middle_layout.setContentsMargins(0, 0, 0, 0)
-        middle_layout.addWidget(self.slide, stretch=1)
-        self.scene_controls_area = QScrollArea()    # a wide row of scene controls scrolls, not the window
-        self.scene_controls_area.setWidget(self.scene_controls)
-        self.scene_controls_area.setWidgetResizable(True)
-        self.scene_controls_area.setFrameShape(QFrame.Shape.NoFrame)
-        self.scene_controls_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        middle_layout.addWidget(self.scene_controls_area)
-        splitter = QSplitter()
-        for widget, stretch in ((self.scene_list, 0), (middle, 1), (self.side_panel, 0)):
-            splitter.addWidget(widget)
-            splitter.setStretchFactor(splitter.indexOf(widget), stretch)
-        splitter.setCollapsible(splitter.indexOf(middle), False)
-        self.setCentralWidget(splitter)
+        self.side_panel = SidePanel(self.controls, language)   # the scene's own controls above the scenario
+        self.splitter = QSplitter()
+        for widget, stretch in ((self.scene_list, 0), (self.slide, 1), (self.side_panel, 0)):
+            self.splitter.addWidget(widget)
+            self.splitter.setStretchFactor(self.splitter.indexOf(widget), stretch)
+        self.splitter.setCollapsible(self.splitter.indexOf(self.slide), False)
+        self.setCentralWidget(self.splitter)
 
         self.presenter = PresenterLayer(self, self.slide, language, self.theme)
         self.keys = KeyController(self, self.slide)
@@ -101,8 +85,7 @@ class MainWindow(QMainWindow):
 
         self.set_theme(settings.theme)
         self.retranslate()
-        if not settings.geometry or not self.restoreGeometry(QByteArray.fromBase64(settings.geometry.encode())):
-            self.resize(*DEFAULT_WINDOW_SIZE)
+        self._place(settings.geometry)
         self.deck.show(self.deck.position_of(settings.last_scene) or 0)
         self.slide.setFocus()
 
@@ -159,8 +142,9 @@ class MainWindow(QMainWindow):
         if not self.presenting:
             self.presenting = True
             self._geometry_before_presenting = self.saveGeometry()
-            for widget in [*self._chrome(), self.scene_controls_area]:
+            for widget in self._chrome():
                 widget.hide()
+            self.setGeometry(self.screen().geometry())   # covers the screen even where no window manager obeys
             self.showFullScreen()
             height = self.screen().geometry().height()
             self.slide.set_presenting_height(height)
@@ -181,7 +165,6 @@ class MainWindow(QMainWindow):
         self.restoreGeometry(self._geometry_before_presenting)
         for widget in self._chrome():
             widget.show()
-        self._show_scene_controls()
         self.slide.setFocus()
 
     def _chrome(self) -> list[QWidget]:
@@ -210,10 +193,10 @@ class MainWindow(QMainWindow):
             self.export_current_scene(Path(path))
 
     def export_current_scene(self, path: Path) -> bool:
-        """The shown scene at its last build, 1920x1080, as a PNG at ``path``."""
+        """The shown scene at the build on screen, 1920x1080, as a PNG at ``path``."""
         from desktop import export     # loaded on first use: start-up does not pay for it
         cls = self.deck.classes[self.deck.position]
-        slide = export.render_slide(cls, self.language, self.store, self.theme)
+        slide = export.render_slide(cls, self.language, self.store, self.theme, build=self.deck.current.build_index)
         if not slide.image.save(str(path), "PNG"):
             self.show_note(self.language.text("app.note.export_failed", error=str(path)))
             return False
@@ -287,6 +270,7 @@ class MainWindow(QMainWindow):
             self.scene_list.addItem(f"{number}  {self.deck.title_of(position)}")
         self.scene_list.setCurrentRow(self.deck.position)
         self.scene_list.blockSignals(False)
+        self._fit_columns()
         self.presenter.retranslate()
 
     def _create_actions(self) -> None:
@@ -335,21 +319,37 @@ class MainWindow(QMainWindow):
         self.scene_list.blockSignals(True)
         self.scene_list.setCurrentRow(position)
         self.scene_list.blockSignals(False)
-        if position not in self._control_pages:
-            controls = self.deck.current.controls()
-            self._control_pages[position] = self.scene_controls.addWidget(controls) if controls else 0
-        self._show_scene_controls()
-
-    def _show_scene_controls(self) -> None:
-        page = self._control_pages.get(self.deck.position, 0)
-        self.scene_controls.setCurrentIndex(page)
-        area = self.scene_controls_area
-        area.setFixedHeight(self.scene_controls.currentWidget().sizeHint().height()
-                            + area.horizontalScrollBar().sizeHint().height())
-        area.setVisible(page != 0 and not self.presenting)
+        self.side_panel.show_scene_controls(self.deck.current.controls())
+        self._fit_columns()
 
     def _show_texts(self) -> None:
         self.slide.set_texts(self.deck.title_of(self.deck.position), self.deck.current.caption())
+
+    # -- size and place -------------------------------------------------------------------------
+    def _place(self, saved_geometry: str) -> None:
+        """The saved geometry kept on a visible screen, or most of the screen the first time."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if saved_geometry and self.restoreGeometry(QByteArray.fromBase64(saved_geometry.encode())):
+            if not (self.isMaximized() or self.isFullScreen()):
+                screens = [QGuiApplication.primaryScreen().availableGeometry()] + [
+                    other.availableGeometry() for other in QGuiApplication.screens()
+                    if other is not QGuiApplication.primaryScreen()]
+                self.setGeometry(clamp_onto_screens(self.geometry(), screens))
+        else:
+            self.setGeometry(first_window_rect(screen.availableGeometry()))
+
+    def _fit_columns(self) -> None:
+        """The scene list as wide as its longest title (up to a limit; longer ones wrap), the panel
+        as wide as its widest control, the stage everything else."""
+        metrics = self.scene_list.fontMetrics()
+        widest = max((metrics.horizontalAdvance(self.scene_list.item(row).text())
+                      for row in range(self.scene_list.count())), default=0)
+        list_width = min(widest + SCENE_LIST_PADDING + 2 * self.scene_list.frameWidth(), SCENE_LIST_MAX_WIDTH)
+        self.scene_list.setFixedWidth(list_width)
+        self.side_panel.fit_width()
+        panel_width = self.side_panel.minimumWidth()
+        total = sum(self.splitter.sizes()) or self.width()
+        self.splitter.setSizes([list_width, max(0, total - list_width - panel_width), panel_width])
 
     # -- remembering ---------------------------------------------------------------------------
     def closeEvent(self, event) -> None:

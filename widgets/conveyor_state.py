@@ -37,7 +37,7 @@ class ConveyorState:
     ``labels`` keys the widget knows (each drawn only when present):
     ``warehouse``, ``capacity``, ``belt``, ``bandwidth``, ``worker``, ``peak``,
     ``ratio``, ``time_scale``, ``box``, ``busy``, ``idle``, ``waiting``,
-    ``backed_up``, ``trace``.
+    ``backed_up``, ``trace`` (``time_scale``, ``box`` and ``trace`` are left out when ``compact``).
     """
     bandwidth_bytes_per_second: float
     peak_flops_per_second: float
@@ -46,6 +46,9 @@ class ConveyorState:
     gpu_seconds_per_screen_second: float = 1e-6
     labels: dict[str, str] = field(default_factory=dict)
     show_gauge: bool = True
+    # Beside another picture: only the parts that carry the idea (warehouse, belt,
+    # worker, their numbers, the gauge); no trace, so the drawing can be larger.
+    compact: bool = False
 
 
 @dataclass(frozen=True)

@@ -3,36 +3,42 @@
 It draws the ``RooflineState`` it is handed: the bandwidth slope and the flat
 compute roof (the scene takes their corners from the engine), the ridge point
 with its label, and named points (prefill, decode, the intensity control).
-Every plot item is created once; a new state only moves them (``setData``).
+Every plot item is created once; a new state only moves them (``setData``),
+and a state equal to the one shown changes nothing (no repaint). The legend is
+a line of text above the plot, so it never covers a line or a point; the
+region labels sit where the roofline leaves room: "memory-bound" at the
+bottom, left of the ridge (right of the slope), "compute-bound" above the
+roof at the right. Text is sized from the widget's height, so it reads from
+the back of a room at 1024 x 768 and at 4K alike. No antialiasing (cheap to
+paint; the lines are straight anyway).
 Intensities are in FLOP/byte; rates arrive in FLOP/s and are shown in TFLOPS.
 """
 from __future__ import annotations
 
 import math
+from html import escape
 from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from widgets.theme import Theme
 
 TERA = 1e12
-# Text size follows the plot's shorter side (one line per this many pixels), within
-# limits: large enough to read from the back of a room, small enough to fit 1024 x 768.
+# Text size follows the widget's height (one line per this many pixels, never under
+# the minimum): ~16 px beside the belt on a 1024 x 768 projector, ~50 px at 4K.
 TEXT_LINES_PER_HEIGHT = 28
-TEXT_PX_RANGE = (11, 22)
-HEADROOM_DECADES = 0.6        # above the roof, for the ridge and region labels
-REGION_LABELS_MIN_WIDTH = 560 # narrower plots leave the region labels out rather than overlap them
+TEXT_PX_MIN = 12
+HEADROOM_DECADES = 1.1        # above the roof, for the ridge and "compute-bound" labels
 
-# Colour role and symbol of each named point. Their texts go in a legend in the
-# bottom-right corner, which is always empty (under the roof, right of the slope),
-# so they never collide however close the points come.
+# Colour role, symbol and the legend's sign of each named point. Their texts go in
+# the legend above the plot, so they never collide however close the points come.
 POINT_STYLES = {
-    "decode": ("warning", "o"),
-    "prefill": ("compute", "s"),
-    "control": ("accent", "d"),
+    "decode": ("warning", "o", "●"),
+    "prefill": ("compute", "s", "■"),
+    "control": ("accent", "d", "◆"),
 }
 
 
@@ -77,28 +83,32 @@ class RooflinePlot(QWidget):
         item = self.plot_widget.getPlotItem()
         item.setLogMode(x=True, y=True)
         item.showGrid(x=True, y=True, alpha=0.15)
-        self._slope = self.plot_widget.plot([], [])
-        self._roof = self.plot_widget.plot([], [])
+        self._slope = self.plot_widget.plot([], [], antialias=False)
+        self._roof = self.plot_widget.plot([], [], antialias=False)
         self._ridge_line = pg.InfiniteLine(angle=90, movable=False)
         item.addItem(self._ridge_line)
         # PlotDataItems (not bare ScatterPlotItems) so that the log mode applies to them.
         self._ridge_marker = self.plot_widget.plot([], [], pen=None, symbol="o", symbolSize=16)
         self._ridge_text = pg.TextItem(anchor=(1.03, 1.15))     # above-left: empty, unattainable space
-        self._memory_text = pg.TextItem(anchor=(0.0, 0.0))      # top-left corner
-        self._compute_text = pg.TextItem(anchor=(1.0, 0.0))     # top-right corner
+        self._memory_text = pg.TextItem(anchor=(1.04, 1.0))     # bottom, left of the ridge line
+        self._compute_text = pg.TextItem(anchor=(1.0, 0.0))     # top-right corner, above the roof
         item.addItem(self._memory_text)
         item.addItem(self._compute_text)
         item.addItem(self._ridge_text)
-        self._text_px = TEXT_PX_RANGE[1]
-        self._legend = pg.LegendItem(labelTextSize=f"{self._text_px}px", verSpacing=2)
-        self._legend.setParentItem(item.getViewBox())
-        self._legend.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-12, -12))
+        self._text_px = TEXT_PX_MIN
         self._markers: dict[str, pg.PlotDataItem] = {}
-        for key, (_, symbol) in POINT_STYLES.items():
-            self._markers[key] = self.plot_widget.plot([], [], pen=None, symbol=symbol, symbolSize=24)
+        for key, (_, symbol, _) in POINT_STYLES.items():
+            self._markers[key] = self.plot_widget.plot([], [], pen=None, symbol=symbol, symbolSize=24,
+                                                       antialias=False)
+        self._legend = QLabel(self)
+        self._legend.setTextFormat(Qt.TextFormat.RichText)
+        self._legend.setWordWrap(True)
+        self._legend_entries: tuple[tuple[str, str], ...] = ()    # (point key, text)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot_widget)
+        layout.setSpacing(0)
+        layout.addWidget(self._legend)
+        layout.addWidget(self.plot_widget, stretch=1)
         self.set_theme(theme)
 
     @property
@@ -116,7 +126,11 @@ class RooflinePlot(QWidget):
         return self._ridge_text.toPlainText()
 
     def legend_texts(self) -> list[str]:
-        return [label.text for _, label in self._legend.items]
+        return [text for _, text in self._legend_entries]
+
+    def text_px(self) -> int:
+        """The pixel size of every text in the plot now."""
+        return self._text_px
 
     # -- changes ------------------------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
@@ -136,27 +150,19 @@ class RooflinePlot(QWidget):
         self._ridge_text.setColor(theme.color("text"))
         for text, role in ((self._memory_text, "memory"), (self._compute_text, "compute")):
             text.setColor(theme.color(role))
-        for key, (role, _) in POINT_STYLES.items():
+        for key, (role, _, _) in POINT_STYLES.items():
             self._markers[key].setSymbolBrush(pg.mkBrush(theme.color(role)))
             self._markers[key].setSymbolPen(pg.mkPen(theme.color("background"), width=2))
-        self._legend.setBrush(pg.mkBrush(theme.color("surface")))
-        self._legend.setPen(pg.mkPen(theme.color("muted"), width=1))
-        self._legend.setLabelTextColor(theme.color("text"))
+        self._legend.setStyleSheet(f"background: {theme.color('background').name()};")
+        self._show_legend()
         self._apply_fonts()
 
     def resizeEvent(self, event) -> None:
-        side = min(self.width(), self.height())
-        text_px = max(TEXT_PX_RANGE[0], min(TEXT_PX_RANGE[1], round(side / TEXT_LINES_PER_HEIGHT)))
+        text_px = max(TEXT_PX_MIN, round(self.height() / TEXT_LINES_PER_HEIGHT))
         if text_px != self._text_px:
             self._text_px = text_px
             self._apply_fonts()
-        self._show_region_labels()
         super().resizeEvent(event)
-
-    def _show_region_labels(self) -> None:
-        wide = self.width() >= REGION_LABELS_MIN_WIDTH
-        self._memory_text.setVisible(wide)
-        self._compute_text.setVisible(wide)
 
     def _apply_fonts(self) -> None:
         px = self._text_px
@@ -165,14 +171,17 @@ class RooflinePlot(QWidget):
         self._ridge_text.setFont(_font(px, bold=True))
         self._memory_text.setFont(_font(px))
         self._compute_text.setFont(_font(px))
-        self._legend.opts["labelTextSize"] = f"{px}px"
-        entries = [(sample.item, label.text) for sample, label in self._legend.items]
-        self._legend.clear()
-        self._set_legend(entries)
+        self._legend.setFont(_font(px))
+        for marker in self._markers.values():          # symbols as large as the words beside them
+            marker.setSymbolSize(round(px * 1.2))
+        self._ridge_marker.setSymbolSize(round(px * 0.8))
+        self._legend.setContentsMargins(px // 2, px // 3, px // 2, px // 3)
         if self._state is not None:
             self._apply_labels(self._state)
 
     def set_state(self, state: RooflineState) -> None:
+        if state == self._state:
+            return
         previous, self._state = self._state, state
         (x0, y0), (x1, y1), (x2, y2) = state.roof
         self._slope.setData([x0, x1], [y0 / TERA, y1 / TERA])
@@ -185,9 +194,9 @@ class RooflinePlot(QWidget):
         self._ridge_text.setPos(ridge_log_x, ridge_log_y)
         top_log_y = math.log10(y2 / TERA) + HEADROOM_DECADES
         self._memory_text.setText(state.memory_bound_label)
-        self._memory_text.setPos(math.log10(x0), top_log_y)
+        self._memory_text.setPos(ridge_log_x, math.log10(y0 / TERA))
         self._compute_text.setText(state.compute_bound_label)
-        self._compute_text.setPos(math.log10(x2), top_log_y)
+        self._compute_text.setPos(math.log10(x2) + 0.12, top_log_y)
         shown = {point.key: point for point in state.points}
         for key, marker in self._markers.items():
             point = shown.get(key)
@@ -195,7 +204,8 @@ class RooflinePlot(QWidget):
                 marker.setData([], [])
             else:
                 marker.setData([point.flops_per_byte], [point.attainable_flops_per_second / TERA])
-        self._set_legend([(self._markers[p.key], p.label) for p in state.points])
+        self._legend_entries = tuple((p.key, p.label) for p in state.points)
+        self._show_legend()
         if previous is None or (previous.roof[0][0], previous.roof[2][0], previous.roof[2][1]) != (x0, x2, y2) \
                 or (previous.x_label, previous.y_label) != (state.x_label, state.y_label):
             self._apply_labels(state)
@@ -204,16 +214,15 @@ class RooflinePlot(QWidget):
             self.plot_widget.setXRange(math.log10(x0), math.log10(x2) + 0.12, padding=0.02)
             self.plot_widget.setYRange(math.log10(y0 / TERA), top_log_y, padding=0.04)
 
-    def _set_legend(self, entries: list) -> None:
-        """Rewrite the legend's texts; rebuild it only when its entries change."""
-        if [sample.item for sample, _ in self._legend.items] == [marker for marker, _ in entries]:
-            for (_, label), (_, text) in zip(self._legend.items, entries):
-                if label.text != text:
-                    label.setText(text)
-            return
-        self._legend.clear()
-        for marker, text in entries:
-            self._legend.addItem(marker, text)
+    def _show_legend(self) -> None:
+        """The points' texts above the plot, each after its sign in its colour (one line each)."""
+        lines = []
+        for key, text in self._legend_entries:
+            role, _, sign = POINT_STYLES[key]
+            lines.append(f'<span style="color:{self._theme.color(role).name()}">{sign}</span>&nbsp;'
+                         f'<span style="color:{self._theme.color("text").name()}">{escape(text)}</span>')
+        self._legend.setText("<br>".join(lines))
+        self._legend.setVisible(bool(lines))
 
     def _apply_ticks(self, state: RooflineState) -> None:
         """Decades only, written as plain numbers (1, 10, 100, 1,000): read from the back of a room."""

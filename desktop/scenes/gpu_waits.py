@@ -7,9 +7,15 @@ for the decode and prefill intensities) and hands the widgets plain states.
 
 GPU and precision change the shared scenario; the intensity control and its
 presets belong to this scene. Each build sets the intensity (the ridge for the
-first three, decode from the fourth) and the "fp8" build shows the FP8 worker
-without touching the shared scenario; picking a precision drops that again.
+first three, decode from the fourth). The "fp8" build alone shows the FP8
+worker, without touching the shared scenario (picking a precision drops it
+again); every other build, the roofline included, shows the scenario's own
+precision, so every number on the stage belongs to one precision.
 Build changes ease over ``TRANSITION_SECONDS`` of the scene clock.
+
+The roofline plot is created the first time it is needed (the roofline build,
+or export), so start-up does not pay for it. It appears at once, on the key
+press, at its final size; no animation frame re-lays it out or repaints it.
 """
 from __future__ import annotations
 
@@ -35,7 +41,7 @@ BUILDS = ("stage", "numbers", "ratio", "decode", "fp8", "roofline")
 FIRST_NUMBERS_BUILD = BUILDS.index("numbers")
 FIRST_GAUGE_BUILD = BUILDS.index("ratio")
 FIRST_DECODE_BUILD = BUILDS.index("decode")
-FIRST_FP8_BUILD = BUILDS.index("fp8")
+FP8_BUILD = BUILDS.index("fp8")
 ROOFLINE_BUILD = BUILDS.index("roofline")
 
 TRANSITION_SECONDS = 0.25             # a build change; short, so a room never waits on it
@@ -67,11 +73,9 @@ class GpuWaitsScene(Scene):
         self._fp8_shown = False
         self._intensity = roofline.ridge_point(*self._gpu_and_precision())
         self._tween: tuple[float, float, float] | None = None    # (from, to, start seconds), FLOP/byte
-        self._reveal = 0.0                                         # roofline's share of the stage, eased 0..1
-        self._reveal_tween: tuple[float, float, float] | None = None
+        self._reveal = 0.0                                         # 1 while the roofline is on the stage
         self.belt = ConveyorBelt(context.theme, self)
-        self.plot = RooflinePlot(context.theme, self)
-        self.plot.hide()
+        self.plot: RooflinePlot | None = None      # created when first needed (_ensure_plot)
         self._controls = self._create_controls()
         self.clock.ticked.connect(self._on_tick)
         self.clock.ticked.connect(self.belt.set_seconds)
@@ -83,7 +87,7 @@ class GpuWaitsScene(Scene):
         return compute_report(dataclasses.replace(scenario, prompt_tokens=PREFILL_PRESET_TOKENS, batch=1))
 
     def _gpu_and_precision(self):
-        """The GPU and the precision the picture shows (FP8 while the fp8 build shows it)."""
+        """The GPU and the precision the picture shows (FP8 in the fp8 build, else the scenario's)."""
         gpu = self._catalog.gpu(self._scenario.gpu)
         precision = self._catalog.precision("fp8" if self._fp8_shown else self._scenario.weights)
         return gpu, precision
@@ -182,6 +186,7 @@ class GpuWaitsScene(Scene):
             gpu_seconds_per_screen_second=GPU_SECONDS_PER_SCREEN_SECOND,
             labels=labels,
             show_gauge=self._build >= FIRST_GAUGE_BUILD,
+            compact=self._build >= ROOFLINE_BUILD,
         )
 
     def roofline_state(self) -> RooflineState:
@@ -210,17 +215,22 @@ class GpuWaitsScene(Scene):
             self.plot.set_state(self.roofline_state())
         self._sync_controls()
 
+    def _ensure_plot(self) -> RooflinePlot:
+        if self.plot is None:
+            self.plot = RooflinePlot(self.context.theme, self)
+            self.plot.hide()
+        return self.plot
+
     # -- the scene contract ------------------------------------------------------------
     def show_build(self, index: int, animate: bool) -> None:
-        self._fp8_shown = index >= FIRST_FP8_BUILD
+        self._fp8_shown = index == FP8_BUILD
         target = self.decode_intensity() if index >= FIRST_DECODE_BUILD \
             else roofline.ridge_point(*self._gpu_and_precision())
         self._start_intensity(target, animate)
         reveal = 1.0 if index >= ROOFLINE_BUILD else 0.0
-        now = self.clock.seconds()
-        self._reveal_tween = (self._reveal, reveal, now) if animate and reveal != self._reveal else None
-        if self._reveal_tween is None:
-            self._set_reveal(reveal)
+        # The plot appears at once, at its final size: sliding or growing it would repaint
+        # (or re-lay out) the whole plot and the slide behind it every frame, ~20 ms each.
+        self._set_reveal(reveal)
         self._refresh()
 
     def on_report(self, scenario, report) -> None:
@@ -235,7 +245,8 @@ class GpuWaitsScene(Scene):
     def set_theme(self, theme) -> None:
         super().set_theme(theme)
         self.belt.set_theme(theme)
-        self.plot.set_theme(theme)
+        if self.plot is not None:
+            self.plot.set_theme(theme)
 
     def controls(self) -> QWidget:
         return self._controls
@@ -268,29 +279,25 @@ class GpuWaitsScene(Scene):
             if progress >= 1.0 or seconds < start:
                 self._intensity, self._tween = end_value, None
             changed = True
-        if self._reveal_tween is not None:
-            start_value, end_value, start = self._reveal_tween
-            progress = _eased((seconds - start) / TRANSITION_SECONDS)
-            self._set_reveal(start_value + (end_value - start_value) * progress)
-            if progress >= 1.0 or seconds < start:
-                self._set_reveal(end_value)
-                self._reveal_tween = None
-            changed = True
         if changed:
             self._refresh()
 
     def _set_reveal(self, reveal: float) -> None:
         shown_before = self._reveal > 0
         self._reveal = reveal
-        if reveal > 0 and not shown_before:
-            self.plot.set_state(self.roofline_state())
-        self.plot.setVisible(reveal > 0)
+        if reveal > 0:
+            plot = self._ensure_plot()
+            if not shown_before:
+                plot.set_state(self.roofline_state())
+        if self.plot is not None:
+            self.plot.setVisible(reveal > 0)
         self._place_stage()
 
     def _place_stage(self) -> None:
-        plot_width = round(self.width() * ROOFLINE_SHARE * self._reveal)
+        plot_width = round(self.width() * ROOFLINE_SHARE) if self._reveal > 0 else 0
         self.belt.setGeometry(0, 0, self.width() - plot_width, self.height())
-        self.plot.setGeometry(self.width() - plot_width, 0, plot_width, self.height())
+        if self.plot is not None:
+            self.plot.setGeometry(self.width() - plot_width, 0, plot_width, self.height())
 
     def resizeEvent(self, event) -> None:
         self._place_stage()

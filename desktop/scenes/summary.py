@@ -6,7 +6,6 @@ links to the scenes that explain it, as far as those scenes exist.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout
 
 from desktop.scene import Scene, SceneContext
@@ -32,8 +31,6 @@ class SummaryScene(Scene):
     key = "summary"
     build_names = ("questions", *QUESTIONS)
 
-    scene_requested = Signal(int)     # the learner followed a link to the scene with this number
-
     def __init__(self, context: SceneContext, parent=None):
         super().__init__(context, parent)
         self._clicked: set[int] = set()                 # answers revealed by a click, whatever the build
@@ -45,7 +42,7 @@ class SummaryScene(Scene):
         for index, card in enumerate(self.cards):
             grid.addWidget(card, index // 2, index % 2)
             card.reveal_requested.connect(lambda i=index: self.reveal(i))
-            card.link_clicked.connect(self.scene_requested)
+            card.link_clicked.connect(self.jump_requested)   # the learner followed a link back to a scene
         for row_or_column in (0, 1):
             grid.setRowStretch(row_or_column, 1)
             grid.setColumnStretch(row_or_column, 1)

@@ -17,8 +17,9 @@ def make_window(qtbot):
 
     def make(language: str = "en", settings: Settings | None = None, store: ScenarioStore | None = None):
         settings = settings or Settings()
-        store = store or ScenarioStore(settings.scenario)
-        window = MainWindow(Language(language), store, settings, default_catalog(), scene_classes())
+        language = Language(language)
+        store = store or ScenarioStore(settings.scenario, language=language)   # as the app builds it
+        window = MainWindow(language, store, settings, default_catalog(), scene_classes())
         qtbot.addWidget(window)
         window.resize(1400, 900)
         window.show()

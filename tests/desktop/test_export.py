@@ -90,3 +90,27 @@ def test_python_m_desktop_export_writes_pictures_that_are_not_blank(tmp_path):
         assert distinct_colours(image) > 8 and dark_share(image) > 0.005, cls.key
     assert (tmp_path / "out" / HANDOUT_FILE).read_bytes().startswith(b"%PDF")
     assert "Traceback" not in result.stderr
+
+
+def test_the_menu_export_writes_the_build_on_screen_and_the_cli_the_last(window, tmp_path, monkeypatch):
+    from desktop import export
+    asked: list[int | None] = []
+    original = export.render_slide
+
+    def spy(*args, build=None, **kwargs):
+        asked.append(build)
+        return original(*args, build=build, **kwargs)
+
+    monkeypatch.setattr(export, "render_slide", spy)
+    summary = window.deck.position_of(7)
+    window.deck.show(summary, "first")
+    window.deck.next()                                   # the first answer revealed, three still hidden
+    on_screen = window.deck.current.build_index
+    assert 0 < on_screen < window.deck.current.build_count - 1
+    assert window.export_current_scene(tmp_path / "scene.png")
+    assert asked == [on_screen]
+    written = QImage(str(tmp_path / "scene.png"))
+    at_build = original(window.deck.classes[summary], window.language, window.store, window.theme, build=on_screen)
+    at_last = original(window.deck.classes[summary], window.language, window.store, window.theme)
+    assert written.convertToFormat(at_build.image.format()) == at_build.image
+    assert written.convertToFormat(at_last.image.format()) != at_last.image

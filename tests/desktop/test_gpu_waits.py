@@ -34,7 +34,7 @@ def finish_transitions(scene: GpuWaitsScene) -> None:
 
 def engine_utilisation(scene: GpuWaitsScene) -> float:
     gpu = CATALOG.gpu(scene.context.store.scenario.gpu)
-    precision = CATALOG.precision("fp8" if scene.build_index >= BUILDS.index("fp8")
+    precision = CATALOG.precision("fp8" if scene.build_index == BUILDS.index("fp8")
                                   else scene.context.store.scenario.weights)
     return roofline.utilisation(gpu, precision, scene.intensity)
 
@@ -223,3 +223,70 @@ def test_scene_paints_at_small_and_large_sizes(make_scene, size):
     scene.prepare_for_export()
     image = scene.grab().toImage()
     assert (image.width(), image.height()) == size
+
+
+@pytest.mark.parametrize("scenario", [Scenario(), Scenario(gpu="a100-80gb"), Scenario(gpu="b200", weights="fp8"),
+                                      Scenario(weights="int4")])
+def test_the_roofline_build_shows_the_scenarios_own_precision(make_scene, scenario):
+    scene = make_scene(scenario=scenario)
+    scene.go_to_build(BUILDS.index("roofline"), animate=False)
+    gpu, precision = CATALOG.gpu(scenario.gpu), CATALOG.precision(scenario.weights)
+    ridge = roofline.ridge_point(gpu, precision)
+    assert scene.plot.state.ridge_flops_per_byte == pytest.approx(ridge)
+    assert scene.plot.state.roof[1][1] == pytest.approx(roofline.peak_flops(gpu, precision))
+    # Every number on the stage belongs to that precision: the worker, the ratio, the points, the caption.
+    assert scene.belt.state.peak_flops_per_second == pytest.approx(roofline.peak_flops(gpu, precision))
+    assert busy_share(scene.belt.state) == pytest.approx(roofline.utilisation(gpu, precision, scene.intensity))
+    decode_x, decode_tflops = scene.plot.point_position("decode")
+    assert decode_x == pytest.approx(scene.decode_intensity())
+    assert decode_tflops * 1e12 == pytest.approx(roofline.attainable_flops(gpu, precision, decode_x))
+    ridge_words = scene._intensity_text(ridge)
+    assert ridge_words in scene.plot.ridge_text() and ridge_words in scene.caption()
+
+
+def test_the_h800_roofline_is_labelled_with_the_fp16_ridge(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("roofline"), animate=False)
+    assert scene.plot.state.ridge_flops_per_byte == pytest.approx(295, abs=1)
+    assert "FP16" in scene.belt.state.labels["peak"]
+
+
+def test_the_fp8_build_shows_the_fp8_peak_and_stepping_through_it_is_reversible(make_scene):
+    scene, jumped = make_scene(), make_scene()
+    gpu = CATALOG.gpu("h800")
+    fp8, fp16 = CATALOG.precision("fp8"), CATALOG.precision("fp16")
+    scene.go_to_build(BUILDS.index("fp8"), animate=False)
+    assert scene.belt.state.peak_flops_per_second == pytest.approx(roofline.peak_flops(gpu, fp8))
+    assert scene.belt.state.labels["ratio"].endswith(f"{roofline.ridge_point(gpu, fp8):.0f}×")
+    fp8_state, fp8_caption = scene.belt.state, scene.caption()
+    scene.next_build()                          # to the roofline: back to FP16
+    finish_transitions(scene)
+    assert scene.belt.state.peak_flops_per_second == pytest.approx(roofline.peak_flops(gpu, fp16))
+    assert scene.plot.state.ridge_flops_per_byte == pytest.approx(roofline.ridge_point(gpu, fp16))
+    jumped.go_to_build(BUILDS.index("roofline"), animate=False)
+    assert scene.belt.state == jumped.belt.state and scene.plot.state == jumped.plot.state
+    scene.previous_build()                      # and back: the FP8 view again
+    finish_transitions(scene)
+    assert scene.belt.state == fp8_state and scene.caption() == fp8_caption
+    assert not scene.plot.isVisible()
+
+
+def test_the_roofline_plot_is_created_only_when_first_needed(make_scene):
+    scene = make_scene()
+    for index in range(BUILDS.index("roofline")):
+        scene.go_to_build(index, animate=False)
+        assert scene.plot is None, BUILDS[index]
+    scene.next_build()
+    assert scene.plot is not None
+    plot = scene.plot
+    scene.previous_build()
+    scene.next_build()
+    assert scene.plot is plot                   # created once
+
+
+def test_the_belt_beside_the_roofline_is_compact_and_gets_the_space(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("roofline"), animate=False)
+    assert scene.belt.state.compact
+    assert scene.belt.width() + scene.plot.width() == scene.width()
+    assert scene.plot.geometry().right() == scene.width() - 1

@@ -64,7 +64,7 @@ def test_links_go_only_to_scenes_that_exist(summary, qtbot):
         linked = [number for number, _text in card.state.links]
         assert linked == [n for n in numbers if scene_class(n) is not None]
         for number, _text in card.state.links:
-            with qtbot.waitSignal(summary.scene_requested) as signal:
+            with qtbot.waitSignal(summary.jump_requested) as signal:
                 card.activate_link(f"scene:{number}")
             assert signal.args == [number]
 

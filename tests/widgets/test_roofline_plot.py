@@ -80,3 +80,34 @@ def test_paints_at_the_smallest_and_largest_sizes(qtbot, size):
     assert (image.width(), image.height()) == size
     plot.set_theme(THEMES["dark"])
     assert not plot.grab().toImage().isNull()
+
+
+@pytest.mark.parametrize("height", [440, 700, 2000])
+def test_text_grows_with_the_height_so_it_reads_on_a_projector(qtbot, height):
+    plot = RooflinePlot(THEMES["projector"])
+    qtbot.addWidget(plot)
+    plot.set_state(state_for("h800", "fp16", 30.0))
+    plot.resize(round(height * 0.9), height)
+    plot.show()
+    qtbot.waitUntil(lambda: plot.height() == height)
+    assert plot.text_px() >= height / 30
+
+
+def test_the_legend_is_outside_the_plot_so_it_covers_no_line(qtbot):
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.resize(400, 440)
+    plot.set_state(state_for("h800", "fp16", 30.0))
+    plot.show()
+    qtbot.waitUntil(plot.isVisible)
+    legend = plot._legend.geometry()
+    assert not legend.intersects(plot.plot_widget.geometry())
+    assert legend.bottom() < plot.plot_widget.geometry().top()
+
+
+def test_an_equal_state_changes_nothing(qtbot):
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.set_state(state_for("h800", "fp16", 30.0))
+    with qtbot.assertNotEmitted(plot.plot_widget.getPlotItem().getViewBox().sigStateChanged):
+        plot.set_state(state_for("h800", "fp16", 30.0))

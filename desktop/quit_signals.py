@@ -1,0 +1,55 @@
+"""Ending the app from the terminal (Ctrl+C, SIGINT) or by the system (SIGTERM) the normal way.
+
+Qt's event loop runs in C++, so a Python signal handler would only run at the
+next Python call, perhaps never. The C-level handler writes the signal number
+to a socket (``signal.set_wakeup_fd``); a ``QSocketNotifier`` wakes the event
+loop on it, Python then runs the handler, and the handler asks the app to quit.
+The window is then closed after the loop ends, so the settings are saved as
+when the window is closed by hand.
+"""
+from __future__ import annotations
+
+import signal
+import socket
+from typing import Callable
+
+from PySide6.QtCore import QObject, QSocketNotifier
+
+QUIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class QuitOnSignals(QObject):
+    """While installed, SIGINT and SIGTERM call ``on_signal`` (e.g. ``QApplication.quit``) inside the event loop."""
+
+    def __init__(self, on_signal: Callable[[], None], parent: QObject | None = None):
+        super().__init__(parent)
+        self._on_signal = on_signal
+        self.received: list[int] = []
+        self._reader, self._writer = socket.socketpair()
+        for end in (self._reader, self._writer):
+            end.setblocking(False)
+        self._previous_wakeup = signal.set_wakeup_fd(self._writer.fileno())
+        self._previous = {number: signal.signal(number, self.handle) for number in QUIT_SIGNALS}
+        self._notifier = QSocketNotifier(self._reader.fileno(), QSocketNotifier.Type.Read, self)
+        self._notifier.activated.connect(self._drain)
+
+    def handle(self, number: int, _frame=None) -> None:
+        """The Python-level handler: note the signal and end the app through its normal path."""
+        self.received.append(number)
+        self._on_signal()
+
+    def _drain(self, *_args) -> None:
+        try:
+            while self._reader.recv(64):    # the bytes only woke the loop; the handler does the work
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+
+    def uninstall(self) -> None:
+        """Give the signals back to whoever had them before."""
+        for number, previous in self._previous.items():
+            signal.signal(number, previous)
+        signal.set_wakeup_fd(self._previous_wakeup)
+        self._notifier.setEnabled(False)
+        self._reader.close()
+        self._writer.close()

@@ -1,0 +1,78 @@
+"""The right-hand column of the window: the shown scene's own controls, then the shared scenario.
+
+A scene's ``controls()`` go in a group titled for the scene, above the shared
+"Scenario" group, so a scene never needs a row of its own under the stage (a
+row wide enough for a slider and two buttons does not fit a 1024x768 screen).
+The panel is a column: a scene's row of controls is turned into a column and
+its drop-down lists shrink to the column's width (their lists stay wide). The
+panel scrolls vertically when it is taller than the window, never sideways: it
+is exactly as wide as its widest control.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QGroupBox, QScrollArea, QVBoxLayout, QWidget
+
+from desktop.i18n import Language
+from desktop.scenario_controls import COMBO_MIN_CHARACTERS
+
+
+def fit_to_column(controls: QWidget) -> None:
+    """Lay a scene's controls out top to bottom, with drop-downs that shrink to the column."""
+    layout = controls.layout()
+    if isinstance(layout, QBoxLayout) and layout.direction() in (QBoxLayout.Direction.LeftToRight,
+                                                                 QBoxLayout.Direction.RightToLeft):
+        layout.setDirection(QBoxLayout.Direction.TopToBottom)
+    if layout is not None:
+        layout.setContentsMargins(0, 0, 0, 0)      # the group around it has margins already
+    for box in controls.findChildren(QComboBox):
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
+
+
+class SidePanel(QScrollArea):
+    def __init__(self, scenario_controls: QWidget, language: Language, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._language = language
+        self.scene_group = QGroupBox()
+        self.scene_group.setObjectName("scene_controls")
+        self._scene_layout = QVBoxLayout(self.scene_group)
+        self._scene_controls: list[QWidget] = []        # every scene's controls placed so far
+        self.scenario_controls = scenario_controls
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        layout.addWidget(self.scene_group)
+        layout.addWidget(scenario_controls)
+        layout.addStretch(1)
+        self.setWidget(content)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.show_scene_controls(None)
+        language.changed.connect(self.retranslate)
+        self.retranslate()
+
+    def retranslate(self, *_args) -> None:
+        self.scene_group.setTitle(self._language.text("app.panel.this_scene"))
+
+    def show_scene_controls(self, controls: QWidget | None) -> None:
+        """Show ``controls`` (a scene's own, or None for a scene without any) in the scene's group."""
+        if controls is not None and controls not in self._scene_controls:
+            fit_to_column(controls)
+            self._scene_layout.addWidget(controls)
+            self._scene_controls.append(controls)
+        for placed in self._scene_controls:
+            placed.setVisible(placed is controls)
+        self.scene_group.setVisible(controls is not None)
+        self.fit_width()
+
+    def shown_scene_controls(self) -> QWidget | None:
+        return next((placed for placed in self._scene_controls if not placed.isHidden()), None)
+
+    def fit_width(self) -> None:
+        """As wide as the widest control plus a vertical scroll bar: nothing is cut off, nothing scrolls sideways."""
+        content = self.widget()
+        content.layout().activate()
+        width = content.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width() \
+            + 2 * self.frameWidth()
+        self.setMinimumWidth(width)

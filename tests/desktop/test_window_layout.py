@@ -1,0 +1,88 @@
+"""The window fits its screen: first size from the screen, a restored one kept on a screen, nothing cut off."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QScrollArea
+
+from desktop.i18n import Language
+from desktop.scenario_store import ScenarioStore
+from desktop.scenes.registry import scene_classes
+from desktop.settings import Settings
+from desktop.window_geometry import clamp_onto_screens, first_window_rect
+from engine.catalog import default_catalog
+
+
+def test_the_first_window_takes_most_of_the_available_area_centred():
+    for available in (QRect(0, 0, 1024, 768), QRect(0, 27, 1920, 1053), QRect(1920, 0, 3840, 2160)):
+        rect = first_window_rect(available)
+        assert available.contains(rect)
+        assert rect.width() >= 0.85 * available.width() and rect.height() >= 0.85 * available.height()
+        assert abs(rect.center().x() - available.center().x()) <= 1
+        assert abs(rect.center().y() - available.center().y()) <= 1
+
+
+def test_a_restored_rectangle_is_moved_and_shrunk_onto_a_screen():
+    laptop, projector = QRect(0, 0, 1366, 768), QRect(1366, 0, 1024, 768)
+    # saved on a 4K screen that is no longer there: back on the primary screen, at most its size
+    assert clamp_onto_screens(QRect(5000, 3000, 2400, 1600), [laptop, projector]) == laptop
+    # mostly on the projector and hanging off its right edge: pulled inside the projector
+    moved = clamp_onto_screens(QRect(1500, 100, 1000, 600), [laptop, projector])
+    assert projector.contains(moved) and moved.size() == QRect(0, 0, 1000, 600).size()
+    inside = QRect(100, 100, 800, 500)
+    assert clamp_onto_screens(inside, [laptop, projector]) == inside
+
+
+def _window(qtbot, settings: Settings, code: str = "en"):
+    from desktop.window import MainWindow
+    language = Language(code)
+    window = MainWindow(language, ScenarioStore(settings.scenario, language=language), settings,
+                        default_catalog(), scene_classes())
+    qtbot.addWidget(window)
+    return window
+
+
+def test_the_first_window_is_sized_from_the_screen(qtbot):
+    window = _window(qtbot, Settings())
+    available = QGuiApplication.primaryScreen().availableGeometry()
+    assert window.geometry() == first_window_rect(available)
+
+
+def test_a_saved_geometry_off_every_screen_comes_back_onto_one(qtbot):
+    away = _window(qtbot, Settings())
+    away.setGeometry(QRect(9000, 9000, 700, 500))
+    saved = bytes(away.saveGeometry().toBase64()).decode("ascii")
+    window = _window(qtbot, Settings(geometry=saved))
+    assert QGuiApplication.primaryScreen().availableGeometry().contains(window.geometry())
+
+
+@pytest.mark.parametrize("code", ["zh", "en"])
+def test_the_scene_list_is_narrow_and_the_scene_controls_sit_in_the_side_panel(make_window, code):
+    window = make_window(code)
+    window.deck.show(window.deck.position_of(1) or 0)
+    assert window.scene_list.width() <= 160
+    controls = window.deck.current.controls()
+    if controls is None:
+        pytest.skip("scene 1 has no controls of its own")
+    assert window.side_panel.isAncestorOf(controls) and controls.isVisible()
+    assert window.side_panel.scene_group.isVisible()
+    group, scenario = window.side_panel.scene_group, window.controls
+    assert group.geometry().bottom() < scenario.geometry().top()      # the scene's group above the scenario
+    window.deck.show(window.deck.position_of(7))
+    assert not window.side_panel.scene_group.isVisible()             # the summary has no controls of its own
+
+
+@pytest.mark.parametrize("code", ["zh", "en"])
+def test_at_1024_by_768_nothing_needs_a_horizontal_scroll_bar(make_window, qtbot, code):
+    window = make_window(code)
+    window.resize(first_window_rect(QRect(0, 0, 1024, 768)).size())
+    for position in range(len(window.deck.classes)):
+        window.deck.show(position)
+        qtbot.waitUntil(lambda: window.width() <= 1024)
+        assert window.minimumSizeHint().width() <= 1024
+        panel = window.side_panel
+        assert panel.viewport().width() >= panel.widget().minimumSizeHint().width()
+        for area in window.findChildren(QScrollArea):
+            assert not area.horizontalScrollBar().isVisible()
+        assert window.slide.width() >= 400      # the stage keeps room to draw
