@@ -35,7 +35,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from engine.catalog_types import COMPUTE_PRECISIONS, Gpu, Model, Precision
+from engine.catalog_types import COMPUTE_PRECISIONS, INTERCONNECT_TOPOLOGIES, Gpu, Model, Precision
 from engine.config_dir import config_dir
 from engine.errors import InputError
 from engine.tokens import tokenizers_as_json, tokenizers_as_text
@@ -266,8 +266,20 @@ def _sources(raw: dict, allowed: set[str]) -> dict[str, str]:
 
 _GPU_NUMBERS = ("memory_bytes", "memory_bandwidth_bytes_per_second",
                 "interconnect_bytes_per_second", "pcie_bytes_per_second")
-_GPU_FIELDS = ("name", "vendor", *_GPU_NUMBERS, "flops", "interconnect", "pcie",
-               "source", "sources", "estimated", "notes")
+_GPU_FIELDS = ("name", "vendor", *_GPU_NUMBERS, "flops", "interconnect", "interconnect_topology",
+               "interconnect_links", "pcie", "source", "sources", "estimated", "notes")
+
+
+def _topology(raw: dict) -> tuple[str, int]:
+    """``interconnect_topology`` (default switch) and, for a mesh, its ``interconnect_links``."""
+    topology = raw.get("interconnect_topology", "switch")
+    if topology not in INTERCONNECT_TOPOLOGIES:
+        raise _problem("interconnect_topology",
+                       f"must be one of {', '.join(INTERCONNECT_TOPOLOGIES)}, got {topology!r}")
+    links = _count(raw, "interconnect_links", required=topology == "mesh")
+    if topology != "mesh" and links:
+        raise _problem("interconnect_links", f"applies only to a mesh interconnect, not to {topology!r}")
+    return topology, links
 
 
 def _gpu(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Gpu:
@@ -286,13 +298,14 @@ def _gpu(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Gp
     if not isinstance(estimated, list) or any(name not in _GPU_FIELDS for name in estimated):
         raise _problem("estimated", f"must be a list of this entry's field names, got {estimated!r}")
     allowed_sources = set(_GPU_FIELDS) | {f"flops.{key}" for key in COMPUTE_PRECISIONS}
+    topology, links = _topology(raw)
     return Gpu(
         id=entry_id, name=_text(raw, "name"), vendor=_text(raw, "vendor"),
         flops_per_second=flops, interconnect=_text(raw, "interconnect"),
         source=_text(raw, "source", default=default_source or ""),
         sources=_sources(raw, allowed_sources), notes=_text(raw, "notes", required=False),
         pcie=_text(raw, "pcie", required=False), estimated=tuple(estimated), origin=origin,
-        **numbers,
+        interconnect_topology=topology, interconnect_links=links, **numbers,
     )
 
 

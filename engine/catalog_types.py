@@ -9,6 +9,13 @@ from dataclasses import dataclass, field
 
 from engine.errors import InputError
 
+# How a GPU's interconnect joins GPUs (see ``engine.parallel``):
+#   switch: every GPU reaches every other at the full figure (NVSwitch, or PCIe through the host);
+#   mesh:   one direct link to each peer, the figure split over ``interconnect_links`` links
+#           (MI300X Infinity Fabric, Ascend HCCS), so g GPUs use g - 1 of them;
+#   pairs:  a bridge joins two cards only (H100 PCIe NVLink bridge); larger groups cross PCIe.
+INTERCONNECT_TOPOLOGIES = ("switch", "mesh", "pairs")
+
 # The precisions a GPU's ``flops_per_second`` table may name, in display order.
 COMPUTE_PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4")
 
@@ -53,6 +60,8 @@ class Gpu:
     pcie: str = ""                            # the host link in words: "PCIe 5.0 x16"
     estimated: tuple[str, ...] = ()           # fields that are estimates, not a vendor's published figure
     origin: str = "built-in"                  # "built-in", or the path of the user's catalogue file
+    interconnect_topology: str = "switch"     # one of INTERCONNECT_TOPOLOGIES
+    interconnect_links: int = 0               # mesh only: direct links per GPU sharing the figure
 
     def flops_precision_for(self, compute_precision: str) -> str:
         """The precision whose published peak the matmuls run at (see ``FLOPS_FALLBACK``)."""

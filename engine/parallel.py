@@ -15,7 +15,15 @@ so it takes::
 
 where the link is the GPU's interconnect (NVLink) or, for GPUs without one,
 PCIe, and one direction is half the datasheet's both-directions figure (H800:
-400 GB/s NVLink -> 200 GB/s each way). A decode step all-reduces ``batch``
+400 GB/s NVLink -> 200 GB/s each way). How much of that figure a group of g
+GPUs can use depends on the interconnect's topology (``Gpu.interconnect_topology``):
+
+- switch (NVSwitch, or PCIe through the host): the whole figure, for any g;
+- mesh (MI300X Infinity Fabric, Ascend HCCS): the figure is the sum of L direct
+  links, one per peer; g GPUs run g - 1 rings over g - 1 links at once, so
+  ``figure * min(g - 1, L) / L`` (MI300X: 2 GPUs share one 128 GB/s link, 8 use all 7);
+- pairs (H100 PCIe NVLink bridge): the bridge serves 2 GPUs; a larger group's
+  ring crosses PCIe, whose speed then sets the pace. A decode step all-reduces ``batch``
 tokens per call, a prefill pass ``batch * prompt_tokens``. The per-call latency
 (``engine.efficiency``) is what small messages cost regardless of size.
 One GPU needs no communication at all.
@@ -33,11 +41,16 @@ def uses_pcie(gpu: Gpu) -> bool:
     return gpu.interconnect_bytes_per_second <= 0 or "pcie" in gpu.interconnect.lower()
 
 
-def link_bytes_per_second_one_direction(gpu: Gpu) -> float:
-    """Bandwidth of the GPU-to-GPU link in one direction: half the datasheet's both-ways figure."""
-    if gpu.interconnect_bytes_per_second > 0:
-        return gpu.interconnect_bytes_per_second / 2
-    return gpu.pcie_bytes_per_second / 2
+def link_bytes_per_second_one_direction(gpu: Gpu, gpus: int = 2) -> float:
+    """What ``gpus`` GPUs get of their link in one direction: half the usable both-ways figure (module docstring)."""
+    if gpu.interconnect_bytes_per_second <= 0:
+        return gpu.pcie_bytes_per_second / 2
+    if gpu.interconnect_topology == "mesh":
+        usable_links = min(max(gpus - 1, 1), gpu.interconnect_links)
+        return gpu.interconnect_bytes_per_second * usable_links / gpu.interconnect_links / 2
+    if gpu.interconnect_topology == "pairs" and gpus > 2:
+        return gpu.pcie_bytes_per_second / 2
+    return gpu.interconnect_bytes_per_second / 2
 
 
 def allreduce_bytes(model: Model, tokens: float) -> float:
@@ -60,5 +73,5 @@ def allreduce_calls_per_pass(model: Model, gpus: int) -> int:
 def allreduce_link_seconds_per_pass(model: Model, gpu: Gpu, gpus: int, tokens: float) -> float:
     """Bandwidth time of all all-reduces of one forward pass over ``tokens`` tokens (no latency)."""
     one = ring_allreduce_link_seconds(allreduce_bytes(model, tokens), gpus,
-                                      link_bytes_per_second_one_direction(gpu))
+                                      link_bytes_per_second_one_direction(gpu, gpus))
     return allreduce_calls_per_pass(model, gpus) * one

@@ -223,3 +223,31 @@ def test_the_app_config_folder_holds_the_user_file_and_can_be_moved(monkeypatch,
 def test_the_environment_variable_overrides_the_config_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("INFERENCE_PHYSICS_CATALOG", str(tmp_path / "mine.toml"))
     assert user_catalog_path() == tmp_path / "mine.toml"
+
+
+def test_user_gpu_topology_is_checked(tmp_path):
+    """A mesh needs its link count; a switch must not name one; unknown topologies are refused."""
+    from engine.catalog import load_catalog
+    base = """name = "X"
+vendor = "Y"
+memory_bytes = 1e9
+memory_bandwidth_bytes_per_second = 1e12
+interconnect = "Z"
+interconnect_bytes_per_second = 1e11
+pcie_bytes_per_second = 1e10
+source = "mine"
+flops = { fp16 = 1e14 }
+"""
+    path = tmp_path / "catalog.toml"
+    path.write_text(
+        "[gpus.good]\n" + base + 'interconnect_topology = "mesh"\ninterconnect_links = 3\n'
+        "[gpus.nolinks]\n" + base + 'interconnect_topology = "mesh"\n'
+        "[gpus.ring]\n" + base + 'interconnect_topology = "ring"\n'
+        "[gpus.extra]\n" + base + 'interconnect_links = 2\n', encoding="utf-8")
+    catalog = load_catalog(user_file=path)
+    assert catalog.gpu("good").interconnect_links == 3
+    text = "\n".join(catalog.warnings)
+    assert "'nolinks'" in text and "interconnect_links" in text
+    assert "'ring'" in text and "interconnect_topology" in text
+    assert "'extra'" in text
+    assert "h800" in catalog.gpus

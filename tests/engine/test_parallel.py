@@ -2,6 +2,7 @@
 import pytest
 
 from engine import parallel
+from engine.catalog import default_catalog
 from tests.engine import fixtures as fx
 from tests.engine.fixtures import report
 
@@ -46,3 +47,33 @@ def test_more_gpus_than_heads_is_refused():
     from engine.errors import InputError
     with pytest.raises(InputError, match="32 attention heads"):
         report(model="llama-3.1-8b", gpus=64)
+
+
+def test_mesh_links_are_shared_by_peer_count():
+    """MI300X: 7 Infinity Fabric links of 128 GB/s; 2 GPUs talk over one, 8 over all seven."""
+    mi300x = default_catalog().gpu("mi300x")
+    assert mi300x.interconnect_topology == "mesh" and mi300x.interconnect_links == 7
+    assert parallel.link_bytes_per_second_one_direction(mi300x, 2) == pytest.approx(128e9 / 2)
+    assert parallel.link_bytes_per_second_one_direction(mi300x, 4) == pytest.approx(3 * 128e9 / 2)
+    assert parallel.link_bytes_per_second_one_direction(mi300x, 8) == pytest.approx(896e9 / 2)
+
+
+def test_a_bridge_joins_pairs_only_so_larger_groups_cross_pcie():
+    h100_pcie = default_catalog().gpu("h100-pcie")
+    assert parallel.link_bytes_per_second_one_direction(h100_pcie, 2) == pytest.approx(600e9 / 2)
+    assert parallel.link_bytes_per_second_one_direction(h100_pcie, 4) == pytest.approx(128e9 / 2)
+
+
+def test_switched_links_give_every_group_the_full_figure():
+    h800 = default_catalog().gpu("h800")
+    assert {parallel.link_bytes_per_second_one_direction(h800, g) for g in (2, 4, 8)} == {200e9}
+
+
+def test_two_mesh_gpus_pay_seven_times_the_link_time_of_eight():
+    """Per-call link time scales with the usable share of the mesh, not with the total figure."""
+    model = default_catalog().model("llama-3.1-70b")
+    mi300x = default_catalog().gpu("mi300x")
+    two = parallel.allreduce_link_seconds_per_pass(model, mi300x, 2, tokens=1)
+    eight = parallel.allreduce_link_seconds_per_pass(model, mi300x, 8, tokens=1)
+    ring_share = (2 * 1 / 2) / (2 * 7 / 8)
+    assert two / eight == pytest.approx(7 * ring_share)
