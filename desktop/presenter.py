@@ -39,6 +39,7 @@ BINDINGS: dict[str, tuple[str, ...]] = {
     "present_start": ("F5",),
     "present_current": ("Shift+F5",),
     "fullscreen": ("F",),
+    "side_panel": ("Ctrl+\\",),
     "help": ("?", "F1"),
     "leave": ("Esc",),
     "export_png": ("Ctrl+E",),
@@ -47,7 +48,7 @@ BINDINGS: dict[str, tuple[str, ...]] = {
 }
 # Commands that still work while a control that takes typing has the focus.
 ALWAYS_COMMANDS = {"present_start", "present_current", "help", "leave", "reset", "export_png",
-                   "export_pdf", "quit"}
+                   "export_pdf", "quit", "side_panel"}
 TYPING_WIDGETS = (QAbstractSpinBox, QComboBox, QAbstractSlider, QLineEdit, QTextEdit, QPlainTextEdit)
 _SHIFT = Qt.KeyboardModifier.ShiftModifier
 _RELEVANT_MODIFIERS = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier | \

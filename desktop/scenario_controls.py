@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
 
+from desktop.eliding_combo import ElidingComboBox
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from engine import Scenario
@@ -42,8 +43,9 @@ class ScenarioControls(QGroupBox):
         choices = {"gpu": catalog.gpus, "model": catalog.models,
                    "weights": catalog.precisions, "kv": catalog.precisions}
         for name, entries in choices.items():
-            box = QComboBox(self)
-            # long catalogue names must not widen the panel: the box shrinks and the list stays wide
+            box = ElidingComboBox(self)
+            # long catalogue names must not widen the panel: the box shrinks (ending the name with "…")
+            # and the list stays wide
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
             for entry in entries.values():
@@ -97,6 +99,17 @@ class ScenarioControls(QGroupBox):
         self.defaults_button.setText(text("controls.defaults"))
         if self._store.last_error is not None and not self.error_label.isHidden():
             self.error_label.setText(self._store.error_message(self._store.last_error))
+
+    def set_labels_above(self, above: bool) -> None:
+        """Each label above its field (a narrow column, for a narrow window) or beside it."""
+        policy = QFormLayout.RowWrapPolicy
+        self._form.setRowWrapPolicy(policy.WrapAllRows if above else policy.DontWrapRows)
+        self.layout().invalidate()
+        self.layout().activate()       # the new minimum width now, for the panel that fits around it
+        self.updateGeometry()
+
+    def labels_above(self) -> bool:
+        return self._form.rowWrapPolicy() == QFormLayout.RowWrapPolicy.WrapAllRows
 
     def set_theme(self, theme: Theme) -> None:
         self.error_label.setStyleSheet(f"color: {theme.warning};")

@@ -1,7 +1,7 @@
 """The one settings store: a small JSON file in the user's configuration folder.
 
-What is remembered: language, theme, last scene, whether the presenter clock
-shows, the window geometry and the scenario. A file that cannot be read, or a
+What is remembered: language, theme, last scene, whether the presenter clock,
+the scene list and the side panel show, the window geometry and the scenario. A file that cannot be read, or a
 value that makes no sense (wrong type, out of range, a GPU the catalogue does
 not know), is replaced by its default and reported in one line; starting never
 fails because of this file.
@@ -33,6 +33,8 @@ class Settings:
     theme: str = DEFAULT_THEME
     last_scene: int = 1              # DESIGN.md number of the scene shown last
     clock_visible: bool = True
+    scene_list_visible: bool = True  # False: the compact scene picker even in a wide window
+    side_panel_visible: bool = True
     geometry: str = ""               # QMainWindow.saveGeometry(), base64
     scenario: Scenario = field(default_factory=Scenario)
 
@@ -70,6 +72,8 @@ _CHECKS = {
     "theme": lambda v: isinstance(v, str) and v in THEMES,
     "last_scene": lambda v: _is_int(v) and v in SCENE_NUMBERS,
     "clock_visible": lambda v: isinstance(v, bool),
+    "scene_list_visible": lambda v: isinstance(v, bool),
+    "side_panel_visible": lambda v: isinstance(v, bool),
     "geometry": _valid_geometry,
 }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from desktop.theming import palette_for
 from widgets.theme import Theme
@@ -18,9 +18,10 @@ from widgets.theme import Theme
 # smallest projector, 2160/30 = 72 px at 4K: both read from about ten metres.
 TITLE_PER_HEIGHT = 1 / 20
 CAPTION_PER_HEIGHT = 1 / 30
-# In the window the type follows the user's font, a little larger than the controls.
+# In the window the type follows the user's font: the title larger, the caption a little larger than
+# the controls (one step smaller than it was: at 1024x768 a caption of four lines took the stage's height).
 WINDOW_TITLE_SCALE = 1.6
-WINDOW_CAPTION_SCALE = 1.2
+WINDOW_CAPTION_SCALE = 1.1
 
 
 class SlideFrame(QWidget):
@@ -36,9 +37,13 @@ class SlideFrame(QWidget):
         self.caption_label.setObjectName("slide_caption")
         self.caption_label.setWordWrap(True)
         self.caption_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self._caption_floor_px = 0           # the caption's height kept for this scene (see set_texts)
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        self._title_row = QHBoxLayout()        # the title, and at its right what the window puts there
+        self._title_row.addWidget(self.title_label, stretch=1)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title_label)
+        layout.addLayout(self._title_row)
         layout.addWidget(self.stage, stretch=1)
         layout.addWidget(self.caption_label)
         self._presenting_height: int | None = None
@@ -48,9 +53,28 @@ class SlideFrame(QWidget):
     def set_theme(self, theme: Theme) -> None:
         self.setPalette(palette_for(theme))
 
+    def add_to_title_row(self, widget: QWidget) -> None:
+        """Place ``widget`` (the window's compact scene picker) at the right of the title."""
+        self._title_row.addWidget(widget, alignment=Qt.AlignmentFlag.AlignVCenter)
+
     def set_texts(self, title: str, caption: str) -> None:
-        self.title_label.setText(title)
+        """Show a title and caption. Within one scene (the same title) the caption keeps the tallest height
+        it has needed, so stepping through builds never moves the stage up and down (nor re-lays it out)."""
+        if title != self.title_label.text():
+            self._caption_floor_px = 0
+            self.title_label.setText(title)
         self.caption_label.setText(caption)
+        width = self.caption_label.width()
+        needed = self.caption_label.heightForWidth(width) if width > 0 else 0
+        if needed > self._caption_floor_px or self.caption_label.minimumHeight() > self._caption_floor_px:
+            self._caption_floor_px = max(needed, self._caption_floor_px)
+            self.caption_label.setMinimumHeight(self._caption_floor_px)
+
+    def resizeEvent(self, event) -> None:
+        if event.size().width() != event.oldSize().width():
+            self._caption_floor_px = 0       # a new width wraps differently: measure again
+            self.caption_label.setMinimumHeight(0)
+        super().resizeEvent(event)
 
     def set_presenting_height(self, height_px: int | None) -> None:
         """Size the type from ``height_px`` (a screen or picture height); None: window sizes."""
@@ -72,5 +96,7 @@ class SlideFrame(QWidget):
             margin = 9
         self.title_label.setFont(title)
         self.caption_label.setFont(caption)
+        self._caption_floor_px = 0
+        self.caption_label.setMinimumHeight(0)
         self.layout().setContentsMargins(2 * margin, margin, 2 * margin, margin)
         self.layout().setSpacing(margin)

@@ -1,5 +1,10 @@
 """The main window: scene list, the slide (title, stage, caption), the controls, the menus.
 
+A window narrower than ``COMPACT_BELOW_WIDTH_PX`` (most of a 1024x768 screen)
+gives the stage the room: the scene list turns into a drop-down in the title
+row and the side panel puts each label above its field. The View menu hides
+the list (the drop-down stays) and the side panel (Ctrl+\\); both are remembered.
+
 Everything a key or a menu can do is a named command (``run_command``); the
 keys come from ``desktop.presenter``, the menus show the same names and keys.
 Presentation mode is this window, fullscreen, with the list, controls, menus
@@ -20,6 +25,7 @@ from desktop.presenter import BINDINGS, KeyController, PresenterLayer, key_label
 from desktop.scenario_controls import ScenarioControls
 from desktop.scenario_store import ScenarioStore
 from desktop.scene import Scene
+from desktop.scene_picker import ScenePicker
 from desktop.scenes.registry import export_name
 from desktop.settings import Settings, save as save_settings
 from desktop.side_panel import SidePanel
@@ -33,11 +39,15 @@ LANGUAGE_NAMES = {"zh": "chinese", "en": "english"}
 NOTE_MILLISECONDS = 10_000
 SCENE_LIST_MAX_WIDTH = 160     # px; a longer title wraps: the stage needs the width more than the list
 SCENE_LIST_PADDING = 12        # px beside the widest title (item margins and the focus frame)
+# Below this window width the list becomes a drop-down and the panel a narrow column: at 1024x768
+# (a window of about 920 px) list and panel beside each other left the stage about 450 px.
+COMPACT_BELOW_WIDTH_PX = 1280
 # (menu, commands in it); None draws a separator
 MENUS = (
     ("file", ("export_png", "export_pdf", None, "quit")),
     ("scene", ("next", "previous", "first", "last", "jump", None, "reset")),
-    ("view", ("present_start", "present_current", "fullscreen", None, "black", "white", "clock")),
+    ("view", ("present_start", "present_current", "fullscreen", None, "scene_list", "side_panel", None,
+              "black", "white", "clock")),
     ("help", ("help",)),
 )
 
@@ -58,6 +68,10 @@ class MainWindow(QMainWindow):
         self.scene_list.setObjectName("scene_list")
         self.scene_list.setWordWrap(True)
         self.scene_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scene_picker = ScenePicker()          # the list's compact form, in the slide's title row
+        self.scene_picker.hide()
+        self.slide.add_to_title_row(self.scene_picker)
+        self._chrome_state: tuple | None = None     # (compact, list, panel) in use
         self.controls = ScenarioControls(store, language, catalog)
         self.side_panel = SidePanel(self.controls, language)   # the scene's own controls above the scenario
         self.splitter = QSplitter()
@@ -80,6 +94,7 @@ class MainWindow(QMainWindow):
         self.deck.current_changed.connect(self._on_scene_change)
         self.deck.texts_changed.connect(self._show_texts)
         self.scene_list.currentRowChanged.connect(self._on_list_row)
+        self.scene_picker.activated.connect(self._on_list_row)
         store.error.connect(self._on_store_error)
         language.changed.connect(self.retranslate)
 
@@ -99,7 +114,7 @@ class MainWindow(QMainWindow):
             "language": self.language.toggle, "clock": self.toggle_clock,
             "present_start": lambda: self.start_presentation(from_start=True),
             "present_current": lambda: self.start_presentation(from_start=False),
-            "fullscreen": self.toggle_fullscreen, "help": presenter.toggle_help, "leave": self.leave,
+            "fullscreen": self.toggle_fullscreen, "side_panel": self.toggle_side_panel, "help": presenter.toggle_help, "leave": self.leave,
             "export_png": self.export_current_scene_dialog, "export_pdf": self.export_handout_dialog,
             "quit": self.close,
         }
@@ -136,6 +151,15 @@ class MainWindow(QMainWindow):
         self.actions["clock"].setChecked(self.settings.clock_visible)
         self.presenter.clock.setVisible(self.presenting and self.settings.clock_visible)
 
+    def toggle_side_panel(self) -> None:
+        if not self.presenting:            # presenting hides it anyway; the key must not change the setting
+            self.settings.side_panel_visible = not self.settings.side_panel_visible
+            self._update_chrome()
+
+    def toggle_scene_list(self) -> None:
+        self.settings.scene_list_visible = not self.settings.scene_list_visible
+        self._update_chrome()
+
     # -- presentation mode --------------------------------------------------------------
     def start_presentation(self, from_start: bool) -> None:
         """F5 (from the first scene) and Shift+F5 (from this one): fullscreen, stage and caption only."""
@@ -163,12 +187,13 @@ class MainWindow(QMainWindow):
         self.presenter.set_type_height(None)
         self.showNormal()
         self.restoreGeometry(self._geometry_before_presenting)
-        for widget in self._chrome():
-            widget.show()
+        self.menuBar().show()
+        self.statusBar().show()
+        self._update_chrome(force=True)
         self.slide.setFocus()
 
     def _chrome(self) -> list[QWidget]:
-        return [self.menuBar(), self.statusBar(), self.scene_list, self.side_panel]
+        return [self.menuBar(), self.statusBar(), self.scene_list, self.scene_picker, self.side_panel]
 
     # -- notes (never a dialog) --------------------------------------------------------
     def show_note(self, text: str) -> None:
@@ -264,12 +289,17 @@ class MainWindow(QMainWindow):
             self.actions[f"language_{code}"].setText(text(f"app.language_name.{LANGUAGE_NAMES[code]}"))
             self.actions[f"language_{code}"].setChecked(code == self.language.code)
         self.actions["language"].setText(f"{text('app.command.language')}\t{key_label('language')}")
+        self.actions["scene_list"].setText(text("app.view.scene_list"))
+        self.actions["scene_list"].setStatusTip(text("app.view.scene_list_tip"))
+        entries = [f"{number}  {self.deck.title_of(position)}" for position, number in enumerate(self.deck.numbers())]
         self.scene_list.blockSignals(True)
         self.scene_list.clear()
-        for position, number in enumerate(self.deck.numbers()):
-            self.scene_list.addItem(f"{number}  {self.deck.title_of(position)}")
+        self.scene_list.addItems(entries)
         self.scene_list.setCurrentRow(self.deck.position)
         self.scene_list.blockSignals(False)
+        self.scene_picker.set_entries(entries, self.deck.position)
+        self.scene_picker.setStatusTip(text("app.view.scene_picker_tip"))
+        self.scene_picker.setAccessibleName(text("app.view.scene_picker_tip"))
         self._fit_columns()
         self.presenter.retranslate()
 
@@ -281,6 +311,11 @@ class MainWindow(QMainWindow):
             self.actions[command] = action
         self.actions["clock"].setCheckable(True)
         self.actions["clock"].setChecked(self.settings.clock_visible)
+        self.actions["side_panel"].setCheckable(True)
+        self.actions["side_panel"].setChecked(self.settings.side_panel_visible)
+        scene_list = QAction(self, checkable=True, checked=self.settings.scene_list_visible)
+        scene_list.triggered.connect(self.toggle_scene_list)
+        self.actions["scene_list"] = scene_list
         themes = QActionGroup(self)
         for theme_id in THEMES:
             action = QAction(themes, checkable=True)
@@ -319,6 +354,7 @@ class MainWindow(QMainWindow):
         self.scene_list.blockSignals(True)
         self.scene_list.setCurrentRow(position)
         self.scene_list.blockSignals(False)
+        self.scene_picker.set_current(position)
         self.side_panel.show_scene_controls(self.deck.current.controls())
         self._fit_columns()
 
@@ -338,16 +374,41 @@ class MainWindow(QMainWindow):
         else:
             self.setGeometry(first_window_rect(screen.availableGeometry()))
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._update_chrome()
+
+    def _update_chrome(self, force: bool = False) -> None:
+        """List or drop-down, panel labels beside or above their fields, panel shown or not, from the
+        window's width and the View menu's choices."""
+        if self.presenting:
+            return
+        compact = self.width() < COMPACT_BELOW_WIDTH_PX
+        list_shown = self.settings.scene_list_visible and not compact
+        panel_shown = self.settings.side_panel_visible
+        self.actions["scene_list"].setChecked(self.settings.scene_list_visible)
+        self.actions["side_panel"].setChecked(panel_shown)
+        state = (compact, list_shown, panel_shown)
+        if not force and state == self._chrome_state:
+            return
+        self._chrome_state = state
+        self.scene_list.setVisible(list_shown)
+        self.scene_picker.setVisible(not list_shown)
+        self.side_panel.setVisible(panel_shown)
+        self.controls.set_labels_above(compact)
+        self._fit_columns()
+
     def _fit_columns(self) -> None:
         """The scene list as wide as its longest title (up to a limit; longer ones wrap), the panel
-        as wide as its widest control, the stage everything else."""
+        as wide as its widest control, the stage everything else (hidden columns take nothing)."""
         metrics = self.scene_list.fontMetrics()
         widest = max((metrics.horizontalAdvance(self.scene_list.item(row).text())
                       for row in range(self.scene_list.count())), default=0)
         list_width = min(widest + SCENE_LIST_PADDING + 2 * self.scene_list.frameWidth(), SCENE_LIST_MAX_WIDTH)
         self.scene_list.setFixedWidth(list_width)
         self.side_panel.fit_width()
-        panel_width = self.side_panel.minimumWidth()
+        list_width = list_width if not self.scene_list.isHidden() else 0
+        panel_width = self.side_panel.minimumWidth() if not self.side_panel.isHidden() else 0
         total = sum(self.splitter.sizes()) or self.width()
         self.splitter.setSizes([list_width, max(0, total - list_width - panel_width), panel_width])
 

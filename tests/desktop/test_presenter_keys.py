@@ -159,6 +159,10 @@ def test_f5_presents_from_the_start_and_escape_leaves(qtbot, window):
     assert window.slide.caption_label.font().pixelSize() == round(screen_height / 30)
     qtbot.keyClick(window.slide, K.Key_Escape)
     assert not window.presenting and not window.isFullScreen()
+    # the window comes back at most as wide as the (800 px offscreen) screen: the list in its compact form
+    assert window.scene_picker.isVisible() != window.scene_list.isVisible()
+    assert window.side_panel.isVisible() and window.menuBar().isVisible()
+    window.resize(1400, 900)
     assert window.scene_list.isVisible()
 
 

@@ -86,3 +86,88 @@ def test_at_1024_by_768_nothing_needs_a_horizontal_scroll_bar(make_window, qtbot
         for area in window.findChildren(QScrollArea):
             assert not area.horizontalScrollBar().isVisible()
         assert window.slide.width() >= 400      # the stage keeps room to draw
+
+
+SMALL_WINDOW = first_window_rect(QRect(0, 0, 1024, 768)).size()      # about 920x690
+LARGE_WINDOW = first_window_rect(QRect(0, 0, 1920, 1080)).size()     # about 1730x970
+STAGE_MIN_WIDTH_AT_1024_PX = 600      # it was about 450 with the scene list and a wide panel beside it
+PANEL_MAX_WIDTH_AT_1024_PX = 260
+
+
+@pytest.mark.parametrize("code", ["zh", "en"])
+def test_at_1024_by_768_the_stage_gets_the_width(make_window, qtbot, code):
+    window = make_window(code)
+    window.resize(SMALL_WINDOW)
+    for position in range(len(window.deck.classes)):
+        window.deck.show(position)
+        qtbot.waitUntil(lambda: window.width() <= 1024)
+        assert not window.scene_list.isVisible() and window.scene_picker.isVisible()
+        assert window.controls.labels_above()
+        assert window.side_panel.width() <= PANEL_MAX_WIDTH_AT_1024_PX
+        assert window.slide.stage.width() >= STAGE_MIN_WIDTH_AT_1024_PX
+        assert window.slide.stage.height() >= window.height() // 2
+        for area in window.findChildren(QScrollArea):
+            assert not area.horizontalScrollBar().isVisible()
+
+
+def _picker_texts(window) -> list[str]:
+    return [window.scene_picker.itemText(row) for row in range(window.scene_picker.count())]
+
+
+@pytest.mark.parametrize("code", ["zh", "en"])
+def test_the_compact_picker_lists_the_registered_scenes_and_switches_them(make_window, code):
+    window = make_window(code)
+    window.resize(SMALL_WINDOW)
+    classes = window.deck.classes
+    assert _picker_texts(window) == [f"{cls.number}  {window.deck.title_of(p)}" for p, cls in enumerate(classes)]
+    assert window.scene_picker.currentIndex() == window.deck.position
+    last = len(classes) - 1
+    window.scene_picker.setCurrentIndex(last)
+    window.scene_picker.activated.emit(last)          # as a choice in the open list does
+    assert window.deck.position == last and window.settings.last_scene == classes[last].number
+    window.deck.first()                                # keys and menus move it too
+    assert window.scene_picker.currentIndex() == 0
+    before = _picker_texts(window)
+    window.language.toggle()
+    assert _picker_texts(window) != before and len(_picker_texts(window)) == len(classes)
+
+
+def test_at_1920_by_1080_the_scene_list_is_shown(make_window):
+    window = make_window("en")
+    window.resize(LARGE_WINDOW)
+    assert window.scene_list.isVisible() and not window.scene_picker.isVisible()
+    assert window.scene_list.count() == len(window.deck.classes)
+    assert not window.controls.labels_above()       # room for each label beside its field
+    window.resize(SMALL_WINDOW)
+    assert not window.scene_list.isVisible() and window.scene_picker.isVisible()
+    window.resize(LARGE_WINDOW)
+    assert window.scene_list.isVisible()
+
+
+def test_the_view_menu_hides_the_list_and_the_panel_and_remembers(make_window, qtbot):
+    from PySide6.QtCore import Qt
+    window = make_window("en")
+    window.resize(LARGE_WINDOW)
+    window.actions["scene_list"].trigger()
+    assert not window.scene_list.isVisible() and window.scene_picker.isVisible()
+    assert window.settings.scene_list_visible is False
+    stage_before = window.slide.stage.width()
+    qtbot.keyClick(window.slide, Qt.Key.Key_Backslash, Qt.KeyboardModifier.ControlModifier)
+    assert not window.side_panel.isVisible() and window.settings.side_panel_visible is False
+    assert not window.actions["side_panel"].isChecked()
+    qtbot.waitUntil(lambda: window.slide.stage.width() > stage_before)
+    window.run_command("present_start")
+    window.run_command("leave")
+    assert not window.side_panel.isVisible() and not window.scene_list.isVisible()   # still the user's choice
+    window.actions["side_panel"].trigger()
+    window.actions["scene_list"].trigger()
+    window.resize(LARGE_WINDOW)
+    assert window.side_panel.isVisible() and window.scene_list.isVisible()
+
+
+def test_a_window_started_with_the_list_and_panel_hidden_keeps_them_hidden(make_window):
+    window = make_window("en", settings=Settings(scene_list_visible=False, side_panel_visible=False))
+    window.resize(LARGE_WINDOW)
+    assert not window.scene_list.isVisible() and not window.side_panel.isVisible()
+    assert window.scene_picker.isVisible()
+    assert not window.actions["side_panel"].isChecked() and not window.actions["scene_list"].isChecked()
