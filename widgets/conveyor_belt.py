@@ -3,94 +3,41 @@
 The widget draws the ``ConveyorState`` it is handed and the time it is told
 (``set_seconds``, from the scene's clock); where everything is comes from
 ``widgets.conveyor_state.frame_at``, so the frame rate never changes what is
-shown. Static parts (warehouse, belt frame, fixed labels) are drawn once into
-a pixmap, redrawn only when the size, theme or those parts change; each frame
-adds only the moving boxes, the worker and the gauge.
+shown. Where the parts and labels go comes from ``widgets.conveyor_layout``,
+computed once per size and build; static parts (warehouse, belt frame, fixed
+labels) are drawn once into a pixmap, redrawn only when the layout or theme
+changes; each frame adds only the moving boxes, the worker, the gauge and the
+labels that change with the intensity (fitted when it changes, not per frame).
 
-Painting is in logical units on a 1600 x 760 canvas, scaled uniformly to the
-widget and centred, so it reads the same at 320 x 240 and at 3840 x 2160.
+Shapes are painted in logical units scaled to the widget; labels in screen
+pixels, at the sizes and places the layout measured, so what ``label_rects``
+reports is what is on screen.
 """
 from __future__ import annotations
 
 import math
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from widgets.conveyor_layout import (
+    BELT_HEIGHT, BOX_SIZE, BOX_SPACING, DYNAMIC_LABELS, GEAR_RADIUS, ROOF_OVERHANG, ROOF_RISE, SHELVES_HEIGHT,
+    ConveyorLayout, fit_dynamic, lay_out, number_template,
+)
 from widgets.conveyor_state import (
     FLASH_SCREEN_SECONDS, ConveyorFrame, ConveyorState, busy_intervals, busy_share,
     continuous_origin, frame_at,
 )
+from widgets.text_fit import FittedText, TextMeasure
 from widgets.theme import Theme
 
-CANVAS_HEIGHT = 760.0
-# The canvas is as wide as the widget's shape asks for, within these limits:
-# the belt between warehouse and worker stretches or shrinks (the box spacing,
-# and so the speed on screen, stays the same), so the drawing fills a wide
-# 16:9 stage and still fits beside the roofline at 4:3.
-CANVAS_WIDTH_RANGE = (1300.0, 2200.0)
-COMPACT_CANVAS_WIDTH_RANGE = (1250.0, 2200.0)
-COMPACT_CANVAS_HEIGHT = 650.0             # compact: no trace below the belt's labels
-CANVAS_WIDTH = 1600.0                     # the layout the fixed positions below are written for
-
-# Layout of the canvas (logical units) at CANVAS_WIDTH; everything right of the
-# belt moves with the canvas's right edge (``_Layout``).
-WAREHOUSE = QRectF(30, 170, 300, 380)
-BELT_TOP = 470.0
-BELT_HEIGHT = 34.0
-BELT_START_X = WAREHOUSE.right()
-BELT_END_X = 1090.0
-BOX_SPACING = 150.0
-BOX_SIZE = 64.0
-BENCH_WIDTH, BENCH_HEIGHT = 150.0, 130.0
-WORKER_X = 1320.0            # centre of the worker figure
-GEAR_Y = 370.0
-GEAR_RADIUS = 46.0
-GAUGE = QRectF(1410, 170, 160, 380)
-TRACE_TOP, TRACE_HEIGHT = 676.0, 52.0
 TRACE_WINDOW_SECONDS = 6.0   # screen seconds of the worker's history shown in the trace
-TOP_TEXT_Y = 6.0
-
-
-class _Layout:
-    """Where the parts are on a canvas ``width`` logical units wide."""
-
-    def __init__(self, width: float):
-        shift = width - CANVAS_WIDTH
-        self.width = width
-        self.belt_end_x = BELT_END_X + shift
-        self.bench = QRectF(self.belt_end_x, BELT_TOP, BENCH_WIDTH, BENCH_HEIGHT)
-        self.worker_x = WORKER_X + shift
-        self.gear_centre = QPointF(self.bench.center().x(), GEAR_Y)
-        self.gauge = GAUGE.translated(shift, 0)
-        self.trace = QRectF(BELT_START_X, TRACE_TOP, width - 20 - BELT_START_X, TRACE_HEIGHT)
-        self.worker_text = QRectF(self.bench.left() - 60, WAREHOUSE.top() - 150,
-                                  width - self.bench.left() + 60, 70)
-        # The two small lines at the top left end before the worker's name begins.
-        self.top_text_width = self.worker_text.left() - 40
-
-
-# Labels drawn into the cached static picture; the rest change with the intensity and are drawn each frame.
-STATIC_LABELS = ("warehouse", "capacity", "belt", "bandwidth", "worker", "peak", "ratio",
-                 "time_scale", "trace")
-
-# Text is never drawn smaller than the widget's height divided by this (nor than
-# MIN_TEXT_SCREEN_PX): on a 1024 x 768 projector, beside the roofline, the
-# smallest label is still ~16 px, readable from the back of a room; in a small
-# window the words grow relative to the drawing rather than become unreadable.
-MIN_TEXT_LINES_PER_HEIGHT = 28
-MIN_TEXT_SCREEN_PX = 12
-SMALL_PX = 24
-LABEL_PX = 28
-NUMBER_PX = 40
-BIG_PX = 52
-
-
-def _font(pixel_size: int, bold: bool = False) -> QFont:
-    font = QFont()
-    font.setPixelSize(pixel_size)
-    font.setBold(bold)
-    return font
+# Drawn each frame, only when the moment calls for them.
+MOMENT_LABELS = ("waiting", "backed_up")
+# The colour role of each label.
+LABEL_ROLE = {"warehouse": "text", "capacity": "memory", "belt": "text", "bandwidth": "memory", "worker": "text",
+              "peak": "compute", "ratio": "warning", "idle": "warning", "busy": "good", "waiting": "warning",
+              "backed_up": "warning", "time_scale": "muted", "box": "muted", "trace": "muted"}
 
 
 def _with_alpha(color: QColor, alpha: float) -> QColor:
@@ -110,9 +57,11 @@ class ConveyorBelt(QWidget):
         self._origin_seconds = 0.0     # where the current cycle pattern started
         self._static: QPixmap | None = None
         self._static_key: tuple | None = None
-        self._min_text_px = float(SMALL_PX)   # in logical units, for the current size
-        self._layout = _Layout(CANVAS_WIDTH)
-        self._box_text_top = TOP_TEXT_Y + 46   # below the time-scale line, however it wrapped
+        self._measure = TextMeasure()
+        self._layout: ConveyorLayout | None = None
+        self._layout_key: tuple | None = None
+        self._dynamic: dict[str, FittedText] = {}
+        self._dynamic_texts: dict[str, str] = {}
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 90)
@@ -148,74 +97,118 @@ class ConveyorBelt(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(1200, 570)
 
-    # -- painting -----------------------------------------------------------------------
-    def _compact(self) -> bool:
-        return self._state is not None and self._state.compact
+    # -- layout ---------------------------------------------------------------------------
+    def label_rects(self) -> dict[str, QRectF]:
+        """Screen rectangles of every label laid out for the current size and state (the ones shown only
+        at some moments, "waiting" and "backed_up", included): what painting uses."""
+        self._ensure_layout_for_size()
+        if self._layout is None:
+            return {}
+        rects = {key: fitted.rect for key, fitted in self._layout.labels.items()}
+        rects.update({key: fitted.rect for key, fitted in self._dynamic.items()})
+        return rects
 
-    def _canvas_height(self) -> float:
-        return COMPACT_CANVAS_HEIGHT if self._compact() else CANVAS_HEIGHT
+    def shape_rects(self) -> dict[str, QRectF]:
+        """Screen rectangles of the drawn parts that labels keep clear of."""
+        self._ensure_layout_for_size()
+        return self._layout.shape_rects() if self._layout is not None else {}
+
+    def is_tall(self) -> bool:
+        """Whether the gauge and trace are below the belt (a narrow stage) rather than beside it."""
+        self._ensure_layout_for_size()
+        return self._layout is not None and self._layout.tall
 
     def _update_layout(self) -> None:
-        low, high = COMPACT_CANVAS_WIDTH_RANGE if self._compact() else CANVAS_WIDTH_RANGE
-        width = max(low, min(high, self._canvas_height() * self.width() / max(1, self.height())))
-        if width != self._layout.width:
-            self._layout = _Layout(width)
+        """Lay out again when the size or the words change; refit the labels whose numbers changed."""
+        if self._state is None:
+            return
+        labels = self._state.labels
+        key = (self.width(), self.height(), self._state.compact,
+               tuple(sorted((k, number_template(v) if k in DYNAMIC_LABELS else v) for k, v in labels.items())))
+        if key != self._layout_key:
+            self._layout = lay_out(self._measure, self.width(), self.height(), dict(labels), self._state.compact)
+            self._layout_key = key
+            self._dynamic, self._dynamic_texts = {}, {}
+        for name in DYNAMIC_LABELS:
+            text = labels.get(name, "")
+            if self._dynamic_texts.get(name) == text and (name in self._dynamic or not text):
+                continue
+            self._dynamic_texts[name] = text
+            others = [fitted.rect for fitted in self._layout.labels.values()]
+            others += [fitted.rect for other, fitted in self._dynamic.items() if other != name]
+            others += list(self._layout.shape_rects().values())
+            fitted = fit_dynamic(self._measure, self._layout, name, text, others)
+            if fitted is None:
+                self._dynamic.pop(name, None)
+            else:
+                self._dynamic[name] = fitted
 
-    def _canvas_transform(self) -> tuple[float, float, float]:
-        width, height = self._layout.width, self._canvas_height()
-        scale = min(self.width() / width, self.height() / height)
-        dx = (self.width() - width * scale) / 2
-        dy = (self.height() - height * scale) / 2
-        return scale, dx, dy
+    def _ensure_layout_for_size(self) -> None:
+        """A hidden widget gets its resize event only when shown: lay out for the size it has now."""
+        if self._layout_key is not None and self._layout_key[:2] != (self.width(), self.height()):
+            self._update_layout()
 
     def resizeEvent(self, event) -> None:
         self._update_layout()
         super().resizeEvent(event)
 
+    # -- painting -----------------------------------------------------------------------
     def _static_picture(self) -> QPixmap:
-        state = self._state
-        static_labels = tuple((k, state.labels.get(k, "")) for k in STATIC_LABELS) if state else ()
         ratio = self.devicePixelRatioF()
-        key = (self.width(), self.height(), ratio, self._theme, static_labels, self._layout.width, self._compact())
+        key = (self.width(), self.height(), ratio, self._theme, id(self._layout))
         if self._static is None or self._static_key != key:
             pixmap = QPixmap(QSize(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))))
             pixmap.setDevicePixelRatio(ratio)
             pixmap.fill(self._theme.color("background"))
-            painter = QPainter(pixmap)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            self._apply_canvas(painter)
-            self._paint_static(painter, dict(static_labels))
-            painter.end()
+            if self._layout is not None:
+                painter = QPainter(pixmap)
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+                painter.save()
+                self._apply_canvas(painter)
+                self._paint_static(painter)
+                painter.restore()
+                for name, fitted in self._layout.labels.items():
+                    if name not in MOMENT_LABELS:
+                        self._paint_label(painter, name, fitted)
+                painter.end()
             self._static, self._static_key = pixmap, key
         return self._static
 
     def _apply_canvas(self, painter: QPainter) -> None:
-        scale, dx, dy = self._canvas_transform()
-        min_screen_px = max(MIN_TEXT_SCREEN_PX, self.height() / MIN_TEXT_LINES_PER_HEIGHT)
-        self._min_text_px = min_screen_px / max(scale, 1e-6)
-        painter.translate(dx, dy)
-        painter.scale(scale, scale)
+        painter.translate(self._layout.origin)
+        painter.scale(self._layout.scale, self._layout.scale)
+
+    def _paint_label(self, painter: QPainter, name: str, fitted: FittedText) -> None:
+        painter.setPen(self._theme.color(LABEL_ROLE[name]))
+        fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
 
     def paintEvent(self, event) -> None:
+        self._ensure_layout_for_size()
         painter = QPainter(self)
         painter.drawPixmap(0, 0, self._static_picture())
-        if self._state is None:
+        if self._state is None or self._layout is None:
             painter.end()
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        self._apply_canvas(painter)
         frame = self.current_frame()
+        painter.save()
+        self._apply_canvas(painter)
         self._paint_boxes(painter, frame)
         self._paint_worker(painter, frame)
         if self._state.show_gauge:
             self._paint_gauge(painter)
-        if self._compact():
-            painter.end()
-            return
-        self._paint_trace(painter)
-        self._text(painter, QRectF(20, self._box_text_top, self._layout.top_text_width, 120),
-                   self._state.labels.get("box", ""), SMALL_PX, role="muted",
-                   align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        if self._layout.trace is not None:
+            self._paint_trace(painter)
+        painter.restore()
+        for name, fitted in self._dynamic.items():
+            if name in ("idle", "busy") and not self._state.show_gauge:
+                continue
+            self._paint_label(painter, name, fitted)
+        moments = self._layout.labels
+        if not frame.worker_busy and "waiting" in moments:
+            self._paint_label(painter, "waiting", moments["waiting"])
+        if frame.queue_boxes and "backed_up" in moments:
+            self._paint_label(painter, "backed_up", moments["backed_up"])
         painter.end()
 
     # -- static parts ---------------------------------------------------------------------
@@ -225,84 +218,53 @@ class ConveyorBelt(QWidget):
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         return pen
 
-    def _text(self, painter: QPainter, rect: QRectF, text: str, px: int, role: str = "text",
-              bold: bool = False, align=Qt.AlignmentFlag.AlignCenter) -> QRectF:
-        if not text:
-            return QRectF()
-        painter.setFont(_font(round(max(px, self._min_text_px)), bold))
-        painter.setPen(self._theme.color(role))
-        return painter.drawText(rect, int(align | Qt.TextFlag.TextWordWrap), text)
-
-    def _paint_static(self, painter: QPainter, labels: dict[str, str]) -> None:
+    def _paint_static(self, painter: QPainter) -> None:
         L = self._layout
         theme = self._theme
+        wh = L.warehouse
         # Warehouse: a building with a roof and shelves of boxes (the weights it stores).
-        roof = QPolygonF([QPointF(WAREHOUSE.left() - 14, WAREHOUSE.top()),
-                          QPointF(WAREHOUSE.center().x(), WAREHOUSE.top() - 70),
-                          QPointF(WAREHOUSE.right() + 14, WAREHOUSE.top())])
+        roof = QPolygonF([QPointF(wh.left() - ROOF_OVERHANG, wh.top()),
+                          QPointF(wh.center().x(), wh.top() - ROOF_RISE),
+                          QPointF(wh.right() + ROOF_OVERHANG, wh.top())])
         painter.setPen(self._pen("memory"))
         painter.setBrush(_with_alpha(theme.color("memory"), 0.18))
         painter.drawPolygon(roof)
         painter.setBrush(theme.color("surface"))
-        painter.drawRect(WAREHOUSE)
+        painter.drawRect(wh)
         painter.setBrush(_with_alpha(theme.color("memory"), 0.35))
         painter.setPen(self._pen("memory", 0.5))
+        columns = max(5, int((wh.width() - 34) // 53))
+        pitch = (wh.width() - 34) / columns
         for row in range(2):
-            y = WAREHOUSE.top() + 200 + row * 62
-            painter.drawLine(QPointF(WAREHOUSE.left() + 12, y + 50), QPointF(WAREHOUSE.right() - 12, y + 50))
-            for col in range(5):
-                painter.drawRect(QRectF(WAREHOUSE.left() + 22 + col * 53, y + 8, 42, 42))
-        door = QRectF(WAREHOUSE.right() - 8, BELT_TOP - 90, 8, 90)
+            y = wh.bottom() - SHELVES_HEIGHT + row * 62
+            painter.drawLine(QPointF(wh.left() + 12, y + 50), QPointF(wh.right() - 12, y + 50))
+            for col in range(columns):
+                painter.drawRect(QRectF(wh.left() + 22 + col * pitch, y + 8, pitch - 11, 42))
+        door = QRectF(wh.right() - 8, L.belt_top - 90, 8, 90)
         painter.fillRect(door, theme.color("background"))
-        used = self._text(painter, QRectF(WAREHOUSE.left() + 8, WAREHOUSE.top() + 10, WAREHOUSE.width() - 16, 120),
-                          labels.get("warehouse", ""), LABEL_PX, bold=True,
-                          align=Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
-        capacity_top = max(WAREHOUSE.top() + 60, used.bottom() + 4)     # below the name, however it wrapped
-        self._text(painter, QRectF(WAREHOUSE.left(), capacity_top, WAREHOUSE.width(), 70),
-                   labels.get("capacity", ""), NUMBER_PX, role="memory", bold=True,
-                   align=Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
 
         # Belt frame and rollers; the tread moves and is drawn per frame.
-        belt = QRectF(BELT_START_X, BELT_TOP, L.belt_end_x - BELT_START_X, BELT_HEIGHT)
+        belt = QRectF(L.belt_start_x, L.belt_top, L.belt_end_x - L.belt_start_x, BELT_HEIGHT)
         painter.setPen(self._pen("memory"))
         painter.setBrush(_with_alpha(theme.color("memory"), 0.12))
         painter.drawRoundedRect(belt, BELT_HEIGHT / 2, BELT_HEIGHT / 2)
         painter.setBrush(theme.color("surface"))
-        x = BELT_START_X + 30
+        x = L.belt_start_x + 30
         while x < L.belt_end_x - 10:
-            painter.drawEllipse(QPointF(x, BELT_TOP + BELT_HEIGHT + 16), 12, 12)
+            painter.drawEllipse(QPointF(x, L.belt_top + BELT_HEIGHT + 16), 12, 12)
             x += 95
-        # The belt's words may reach under the bench: a short belt (beside the roofline) keeps them on one line.
-        belt_text = QRectF(BELT_START_X, BELT_TOP + 62, L.belt_end_x + BENCH_WIDTH / 2 - BELT_START_X, 44)
-        self._text(painter, belt_text, labels.get("belt", ""), LABEL_PX, bold=True)
-        self._text(painter, belt_text.translated(0, 40).adjusted(0, 0, 0, 12),
-                   labels.get("bandwidth", ""), NUMBER_PX, role="memory", bold=True)
 
         # The bench the worker takes boxes from.
+        bench = L.bench
         painter.setPen(self._pen("text", 0.75))
         painter.setBrush(theme.color("surface"))
-        painter.drawRect(QRectF(L.bench.left(), L.bench.top(), L.bench.width(), 16))
-        painter.drawLine(QPointF(L.bench.left() + 14, L.bench.top() + 16), QPointF(L.bench.left() + 14, L.bench.bottom()))
-        painter.drawLine(QPointF(L.bench.right() - 14, L.bench.top() + 16), QPointF(L.bench.right() - 14, L.bench.bottom()))
-        worker_text = L.worker_text
-        self._text(painter, worker_text, labels.get("worker", ""), LABEL_PX, bold=True)
-        self._text(painter, worker_text.translated(0, 64).adjusted(0, 0, 0, -14),
-                   labels.get("peak", ""), NUMBER_PX, role="compute", bold=True)
-
-        # The ratio between them, as a banner over the belt.
-        # The ratio, as a banner over the belt (reaching over the bench, left of the worker's "waiting").
-        self._text(painter, QRectF(BELT_START_X + 10, WAREHOUSE.top() - 8, L.belt_end_x + 90 - BELT_START_X, 140),
-                   labels.get("ratio", ""), NUMBER_PX, role="warning", bold=True)
-        if self._compact():
-            return
-        used = self._text(painter, QRectF(20, TOP_TEXT_Y, L.top_text_width, 200), labels.get("time_scale", ""),
-                          SMALL_PX, role="muted", align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self._box_text_top = TOP_TEXT_Y + max(40.0, used.height() + 4)
-        self._text(painter, QRectF(L.trace.left(), L.trace.top() - 40, L.trace.width(), 36), labels.get("trace", ""),
-                   SMALL_PX, role="muted", align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
-        painter.setPen(self._pen("muted", 0.5))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(L.trace)
+        painter.drawRect(QRectF(bench.left(), bench.top(), bench.width(), 16))
+        painter.drawLine(QPointF(bench.left() + 14, bench.top() + 16), QPointF(bench.left() + 14, bench.bottom()))
+        painter.drawLine(QPointF(bench.right() - 14, bench.top() + 16), QPointF(bench.right() - 14, bench.bottom()))
+        if L.trace is not None:
+            painter.setPen(self._pen("muted", 0.5))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(L.trace)
 
     # -- moving parts ---------------------------------------------------------------------
     def _paint_box(self, painter: QPainter, centre_x: float, bottom: float, size: float) -> None:
@@ -313,13 +275,14 @@ class ConveyorBelt(QWidget):
     def _paint_boxes(self, painter: QPainter, frame: ConveyorFrame) -> None:
         L = self._layout
         theme = self._theme
+        top = L.belt_top
         offset = (frame.belt_travel_boxes % 1.0) * BOX_SPACING
         # Tread marks move with the belt, so even an empty stretch shows its speed.
         painter.setPen(self._pen("memory", 0.5))
         tread_step = BOX_SPACING / 4
-        x = BELT_START_X + 20 + (offset % tread_step)
+        x = L.belt_start_x + 20 + (offset % tread_step)
         while x < L.belt_end_x - 16:
-            painter.drawLine(QPointF(x, BELT_TOP + 9), QPointF(x - 8, BELT_TOP + BELT_HEIGHT - 9))
+            painter.drawLine(QPointF(x, top + 9), QPointF(x - 8, top + BELT_HEIGHT - 9))
             x += tread_step
         painter.setPen(self._pen("memory", 0.75))
         painter.setBrush(_with_alpha(theme.color("memory"), 0.55))
@@ -329,25 +292,22 @@ class ConveyorBelt(QWidget):
         queue_pitch = BOX_SIZE + 6
         tail = end - frame.queue_boxes * queue_pitch
         for n in range(frame.queue_boxes):
-            self._paint_box(painter, end - n * queue_pitch, BELT_TOP, BOX_SIZE)
+            self._paint_box(painter, end - n * queue_pitch, top, BOX_SIZE)
         x = end - BOX_SPACING + offset
-        while x > BELT_START_X + BOX_SIZE / 2:
+        while x > L.belt_start_x + BOX_SIZE / 2:
             if x <= tail or not frame.queue_boxes:
-                self._paint_box(painter, x, BELT_TOP, BOX_SIZE)
+                self._paint_box(painter, x, top, BOX_SIZE)
             x -= BOX_SPACING
-        if frame.queue_boxes:
-            self._text(painter, QRectF(L.belt_end_x - 460, BELT_TOP - BOX_SIZE - 70, 460, 60),
-                       self._state.labels.get("backed_up", ""), LABEL_PX, role="warning", bold=True,
-                       align=Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom)
         # The box on the bench shrinks as the worker turns it into results.
+        bench = L.bench
         if frame.worker_busy:
             size = BOX_SIZE * math.sqrt(max(0.05, 1.0 - frame.work_progress))
-            self._paint_box(painter, L.bench.center().x(), L.bench.top(), size)
+            self._paint_box(painter, bench.center().x(), bench.top(), size)
         flash = 1.0 - frame.seconds_since_box_arrived / FLASH_SCREEN_SECONDS
         if flash > 0:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(_with_alpha(theme.color("accent"), 0.45 * flash))
-            painter.drawEllipse(QPointF(L.bench.center().x(), L.bench.top() - 30), 70 * (1.2 - flash * 0.2), 50)
+            painter.drawEllipse(QPointF(bench.center().x(), bench.top() - 30), 70 * (1.2 - flash * 0.2), 50)
 
     def _paint_worker(self, painter: QPainter, frame: ConveyorFrame) -> None:
         L = self._layout
@@ -356,31 +316,29 @@ class ConveyorBelt(QWidget):
         role = "accent" if busy else "muted"
         pen = self._pen(role, 1.6)
         painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        head = QPointF(L.worker_x, 330)
-        hip = QPointF(L.worker_x, 470)
+        x, top = L.worker_x, L.belt_top
+        head = QPointF(x, top - 140)
+        hip = QPointF(x, top)
         painter.setBrush(_with_alpha(theme.color(role), 0.2))
         painter.drawEllipse(head, 30, 30)
-        painter.drawLine(QPointF(L.worker_x, 360), hip)
-        painter.drawLine(hip, QPointF(L.worker_x - 30, 590))
-        painter.drawLine(hip, QPointF(L.worker_x + 30, 590))
-        shoulder = QPointF(L.worker_x, 385)
+        painter.drawLine(QPointF(x, top - 110), hip)
+        painter.drawLine(hip, QPointF(x - 30, top + 120))
+        painter.drawLine(hip, QPointF(x + 30, top + 120))
+        shoulder = QPointF(x, top - 85)
         if busy:
             # Both hands on the machine's crank, which turns with the worker's speed.
             angle = frame.gear_turns * 2 * math.pi
-            crank = QPointF(L.gear_centre.x() + GEAR_RADIUS * 0.6 * math.cos(angle),
-                            L.gear_centre.y() + GEAR_RADIUS * 0.6 * math.sin(angle))
+            gear = L.gear_centre
+            crank = QPointF(gear.x() + GEAR_RADIUS * 0.6 * math.cos(angle), gear.y() + GEAR_RADIUS * 0.6 * math.sin(angle))
             elbow = QPointF((shoulder.x() + crank.x()) / 2 + 10, (shoulder.y() + crank.y()) / 2 + 26)
             painter.drawPolyline(QPolygonF([shoulder, elbow, crank]))
-            painter.drawLine(shoulder, QPointF(L.worker_x - 50, 420))
+            painter.drawLine(shoulder, QPointF(x - 50, top - 50))
         else:
             # Arms folded: waiting for the next box.
-            painter.drawLine(shoulder, QPointF(L.worker_x - 34, 430))
-            painter.drawLine(QPointF(L.worker_x - 34, 430), QPointF(L.worker_x + 26, 415))
-            painter.drawLine(shoulder, QPointF(L.worker_x + 34, 430))
-            painter.drawLine(QPointF(L.worker_x + 34, 430), QPointF(L.worker_x - 26, 415))
-            self._text(painter, QRectF(L.worker_x - 120, 240, 240, 50), self._state.labels.get("waiting", ""),
-                       LABEL_PX, role="warning", bold=True)
+            painter.drawLine(shoulder, QPointF(x - 34, top - 40))
+            painter.drawLine(QPointF(x - 34, top - 40), QPointF(x + 26, top - 55))
+            painter.drawLine(shoulder, QPointF(x + 34, top - 40))
+            painter.drawLine(QPointF(x + 34, top - 40), QPointF(x - 26, top - 55))
         self._paint_gear(painter, frame.gear_turns, busy)
 
     def _paint_gear(self, painter: QPainter, turns: float, busy: bool) -> None:
@@ -413,32 +371,25 @@ class ConveyorBelt(QWidget):
         painter.restore()
 
     def _paint_gauge(self, painter: QPainter) -> None:
-        """A tall bar: the worker's busy share in colour, the idle rest in the warning colour."""
+        """A bar: the worker's busy share in colour, the idle rest in the warning colour (upright beside
+        the worker, busy from the bottom; or lying below the belt, busy from the left)."""
         L = self._layout
         theme = self._theme
         share = busy_share(self._state)
-        bar = QRectF(L.gauge.center().x() - 40, L.gauge.top() + 60, 80, L.gauge.height() - 140)
+        bar = L.gauge_bar
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(_with_alpha(theme.color("warning"), 0.25))
         painter.drawRect(bar)
-        busy_height = bar.height() * share
         # At least a hairline, so a 0.3% share is seen to be there.
         painter.setBrush(theme.color("good"))
-        painter.drawRect(QRectF(bar.left(), bar.bottom() - max(busy_height, 3), bar.width(), max(busy_height, 3)))
+        if L.tall:
+            painter.drawRect(QRectF(bar.left(), bar.top(), max(bar.width() * share, 3), bar.height()))
+        else:
+            busy_height = max(bar.height() * share, 3)
+            painter.drawRect(QRectF(bar.left(), bar.bottom() - busy_height, bar.width(), busy_height))
         painter.setPen(self._pen("text", 0.75))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(bar)
-        labels = self._state.labels
-        # Centred on the bar, except where that would run past the canvas's right edge.
-        right = min(L.width - 4, L.gauge.center().x() + 150)
-        text_rect = QRectF(right - 380, L.gauge.top() - 10, 380, 64)
-        align = Qt.AlignmentFlag.AlignRight if right < L.gauge.center().x() + 150 else Qt.AlignmentFlag.AlignHCenter
-        if align == Qt.AlignmentFlag.AlignHCenter:
-            text_rect = QRectF(L.gauge.center().x() - 150, L.gauge.top() - 10, 300, 64)
-        self._text(painter, text_rect, labels.get("idle", ""), NUMBER_PX, role="warning", bold=True,
-                   align=align | Qt.AlignmentFlag.AlignVCenter)
-        self._text(painter, text_rect.translated(0, bar.bottom() + 10 - text_rect.top()),
-                   labels.get("busy", ""), LABEL_PX, role="good", bold=True, align=align | Qt.AlignmentFlag.AlignVCenter)
 
     def _paint_trace(self, painter: QPainter) -> None:
         """The worker's last seconds, oldest at the left: busy stretches in colour."""

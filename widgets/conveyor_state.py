@@ -30,6 +30,14 @@ FLOP_PER_GEAR_TURN = 1e9
 FLASH_SCREEN_SECONDS = 0.35
 
 
+# Every label the picture can show, most important first. The essential ones always get a place
+# (the drawing shrinks until they fit, at a readable size); the optional tail gets the room that is
+# left and is left out, from the end of this list, where there is none.
+LABEL_PRIORITY = ("warehouse", "capacity", "belt", "bandwidth", "worker", "peak", "idle", "busy", "ratio",
+                  "waiting", "backed_up", "time_scale", "trace", "box")
+ESSENTIAL_LABELS = frozenset(LABEL_PRIORITY[:LABEL_PRIORITY.index("ratio") + 1])
+
+
 @dataclass(frozen=True)
 class ConveyorState:
     """The numbers and texts the conveyor belt draws; texts arrive translated.
@@ -38,6 +46,7 @@ class ConveyorState:
     ``warehouse``, ``capacity``, ``belt``, ``bandwidth``, ``worker``, ``peak``,
     ``ratio``, ``time_scale``, ``box``, ``busy``, ``idle``, ``waiting``,
     ``backed_up``, ``trace`` (``time_scale``, ``box`` and ``trace`` are left out when ``compact``).
+    Where the widget is too small for all of them, it leaves out optional ones (``LABEL_PRIORITY``).
     """
     bandwidth_bytes_per_second: float
     peak_flops_per_second: float

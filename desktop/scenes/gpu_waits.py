@@ -52,6 +52,9 @@ PREFILL_PRESET_TOKENS = 1000
 BOX_BYTES = 2e6                       # one box on the belt
 GPU_SECONDS_PER_SCREEN_SECOND = 1e-6  # an H800 belt then brings a box every 0.6 s
 ROOFLINE_SHARE = 0.4                 # of the stage's width, once the roofline is in
+# Narrower than this beside the roofline, the belt's essential words no longer fit at a readable
+# size: on so small a stage the roofline build shows the roofline alone (the caption still names both).
+BELT_BESIDE_ROOFLINE_MIN_PX = 240
 
 
 def _eased(progress: float) -> float:
@@ -295,6 +298,9 @@ class GpuWaitsScene(Scene):
 
     def _place_stage(self) -> None:
         plot_width = round(self.width() * ROOFLINE_SHARE) if self._reveal > 0 else 0
+        if plot_width and self.width() - plot_width < BELT_BESIDE_ROOFLINE_MIN_PX:
+            plot_width = self.width()
+        self.belt.setVisible(plot_width < self.width())
         self.belt.setGeometry(0, 0, self.width() - plot_width, self.height())
         if self.plot is not None:
             self.plot.setGeometry(self.width() - plot_width, 0, plot_width, self.height())

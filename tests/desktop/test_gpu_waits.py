@@ -2,6 +2,7 @@
 import dataclasses
 
 import pytest
+from PySide6.QtCore import QRectF
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
@@ -10,7 +11,7 @@ from desktop.scenes.gpu_waits import BUILDS, TRANSITION_SECONDS, GpuWaitsScene
 from engine import Scenario, compute_report, roofline
 from engine.catalog import default_catalog
 from engine.units import format_percent
-from widgets.conveyor_state import belt_speed_boxes_per_second, busy_share, gear_turns_per_second
+from widgets.conveyor_state import ESSENTIAL_LABELS, belt_speed_boxes_per_second, busy_share, gear_turns_per_second
 from widgets.theme import THEMES
 
 CATALOG = default_catalog()
@@ -290,3 +291,64 @@ def test_the_belt_beside_the_roofline_is_compact_and_gets_the_space(make_scene):
     assert scene.belt.state.compact
     assert scene.belt.width() + scene.plot.width() == scene.width()
     assert scene.plot.geometry().right() == scene.width() - 1
+
+
+# The stage of the scene: normal window and presentation, at 1024x768 and 1920x1080, and the smallest.
+STAGE_SIZES = [(450, 400), (570, 420), (900, 600), (1850, 700), (980, 430), (320, 240)]
+
+
+@pytest.mark.parametrize("size", STAGE_SIZES)
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_belt_labels_never_overlap_or_leave_the_widget_and_essentials_stay(make_scene, size, language):
+    scene = make_scene(language)
+    scene.resize(*size)
+    for index, name in enumerate(BUILDS):
+        scene.go_to_build(index, animate=False)
+        belt = scene.belt
+        if belt.isHidden():                             # a tiny stage: the roofline build shows the roofline alone
+            assert name == "roofline" and size[0] * 0.6 < 240 and scene.plot.width() == size[0]
+            continue
+        belt.grab()                                     # paints from the same layout
+        rects = belt.label_rects()
+        shapes = belt.shape_rects()
+        inside = QRectF(0, 0, belt.width(), belt.height())
+        for key, rect in rects.items():
+            assert inside.contains(rect), (name, key, rect)
+            assert rect.height() > 0 and rect.width() > 0
+            for shape, area in shapes.items():
+                assert not rect.intersects(area), (name, key, shape)
+        keys = sorted(rects)
+        for n, first in enumerate(keys):
+            for second in keys[n + 1:]:
+                assert not rects[first].intersects(rects[second]), (name, first, second)
+        shown = {key for key, text in belt.state.labels.items() if text}
+        assert ESSENTIAL_LABELS & shown <= set(rects), (name, sorted(ESSENTIAL_LABELS & shown - set(rects)))
+        assert {"warehouse", "belt", "worker"} <= set(rects)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_belt_text_grows_with_the_stage(make_scene, language):
+    scene = make_scene(language)
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    heights = []
+    for size in [(450, 400), (980, 430), (1850, 700)]:
+        scene.resize(*size)
+        scene.go_to_build(BUILDS.index("decode"), animate=False)     # a hidden scene gets no resize event
+        heights.append(scene.belt.label_rects()["capacity"].height())
+    assert heights[0] < heights[1] < heights[2]
+    scene.resize(320, 240)
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    assert min(rect.height() for rect in scene.belt.label_rects().values()) >= 12     # the readable floor
+
+
+def test_a_narrow_stage_puts_the_gauge_below_the_belt(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    scene.resize(570, 420)
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    assert scene.belt.is_tall()
+    shapes = scene.belt.shape_rects()
+    assert shapes["gauge"].top() > shapes["belt"].bottom()
+    scene.resize(1850, 700)
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    assert not scene.belt.is_tall()

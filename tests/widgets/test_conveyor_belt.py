@@ -1,13 +1,14 @@
 """The conveyor belt shows the roofline honestly: its motion follows bandwidth, peak and intensity."""
 
 import pytest
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 
 from engine import roofline
 from engine.catalog import default_catalog
 from widgets.conveyor_belt import ConveyorBelt
 from widgets.conveyor_state import (
-    QUEUE_CAP_BOXES, ConveyorState, belt_share, belt_speed_boxes_per_second, busy_intervals, busy_share,
+    ESSENTIAL_LABELS, QUEUE_CAP_BOXES, ConveyorState, belt_share, belt_speed_boxes_per_second, busy_intervals, busy_share,
     cycle_screen_seconds, frame_at, gear_turns_per_second, queue_boxes,
 )
 from widgets.theme import THEMES
@@ -151,3 +152,37 @@ def test_static_parts_are_drawn_once_and_redrawn_on_theme_change(qtbot):
     widget.set_theme(THEMES["projector"])
     widget.grab()
     assert widget._static.cacheKey() != first
+
+
+LONG_LABELS = {**LABELS, "warehouse": "Warehouse = HBM", "belt": "Belt = HBM bandwidth",
+               "worker": "Worker = compute units", "peak": "989 TFLOPS · FP16", "ratio": "compute ÷ bandwidth = 295×",
+               "time_scale": "1 s here = 1 µs on the GPU · one box = 2 MB of weights",
+               "trace": "The worker over the last 6 s on screen (filled = working)",
+               "box": "work per box: 2.04 MFLOP (1.02 FLOP/byte)"}
+
+
+@pytest.mark.parametrize("size", [(450, 400), (570, 420), (900, 600), (1850, 700), (980, 430), (320, 240)])
+@pytest.mark.parametrize("compact", [False, True])
+def test_labels_keep_to_their_own_places_at_every_stage_size(qtbot, size, compact):
+    widget = ConveyorBelt(THEMES["projector"])
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.set_state(state_for("h800", "fp16", 1.02, labels=LONG_LABELS, compact=compact))
+    widget.grab()
+    rects, shapes = widget.label_rects(), widget.shape_rects()
+    assert ESSENTIAL_LABELS <= set(rects)
+    bounds = QRectF(0, 0, *size)
+    for key, rect in rects.items():
+        assert bounds.contains(rect), key
+        assert not any(rect.intersects(shape) for shape in shapes.values()), key
+        assert not any(rect.intersects(other) for name, other in rects.items() if name != key), key
+
+
+def test_text_is_measured_where_it_is_painted_and_grows_with_the_drawing(qtbot):
+    widget = ConveyorBelt(THEMES["light"])
+    qtbot.addWidget(widget)
+    widget.set_state(state_for("h800", "fp16", 1.02, labels=LONG_LABELS))
+    widget.resize(450, 400)
+    small = widget.label_rects()["peak"].height()
+    widget.resize(1850, 700)
+    assert widget.label_rects()["peak"].height() > 1.5 * small
