@@ -1,0 +1,126 @@
+"""Memory budget: resident memory after visiting every scene, and its drift under autoplay.
+
+    python benchmarks/memory.py [--seconds 600] [--step-seconds 0.5]
+
+The real main window is built offscreen at 1920x1080 (a settings folder of its
+own, so no user setting is read or written), every build of every scene is
+visited once, and the resident set size (RSS, from /proc) is read: budget
+350 MB. Then the app "autoplays" for ``--seconds`` (default 600, the 10
+minutes of DESIGN.md): the event loop runs for real, every scene's clock ticks
+while it is shown, and every ``--step-seconds`` a timer steps to the next
+build, wrapping from the last scene to the first; the scenario is also
+changed every lap so that every widget gets new states. The RSS is read at
+the same point of every lap (its end); drift is the last lap's reading minus
+the reading once every lap scenario has been shown once (when caches, fonts
+and lazily created plots exist): budget 5 MB. Exit 1 when either budget is exceeded.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+RESIDENT_BUDGET_BYTES = 350e6
+DRIFT_BUDGET_BYTES = 5e6
+# Scenarios the autoplay cycles through, one per lap: every widget gets new numbers.
+LAP_SCENARIOS = (
+    {"gpu": "h800", "weights": "fp16"},
+    {"gpu": "a100-80gb", "weights": "bf16"},
+    {"gpu": "h200", "weights": "fp8"},
+    {"gpu": "rtx-4090", "model": "llama-3.1-8b", "weights": "int4"},
+)
+
+
+def resident_bytes() -> float:
+    """This process's resident set size, from /proc/self/statm (pages)."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def build_window():
+    from desktop import settings as settings_store
+    from desktop.app import create_application
+    from desktop.i18n import Language
+    from desktop.scenario_store import ScenarioStore
+    from desktop.scenes.registry import scene_classes
+    from desktop.window import MainWindow
+    from engine.catalog import default_catalog
+
+    app = create_application()
+    language = Language("zh")
+    settings = settings_store.load().settings
+    store = ScenarioStore(settings.scenario, language=language)
+    window = MainWindow(language, store, settings, default_catalog(), scene_classes())
+    window.resize(1920, 1080)
+    window.show()
+    return app, window, store
+
+
+def visit_every_build(app, window) -> None:
+    deck = window.deck
+    deck.first()
+    app.processEvents()
+    for _ in range(sum(deck.scene(p).build_count for p in range(len(deck.classes)))):
+        deck.next()
+        app.processEvents()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=600.0, help="autoplay duration (default 600)")
+    parser.add_argument("--step-seconds", type=float, default=0.5, help="time between builds (default 0.5)")
+    parser.add_argument("--verbose", action="store_true", help="print the resident size after every lap")
+    args = parser.parse_args()
+
+    os.environ["INFERENCE_PHYSICS_CONFIG_DIR"] = tempfile.mkdtemp(prefix="ip-memory-")
+    from PySide6.QtCore import QElapsedTimer, QTimer
+
+    app, window, store = build_window()
+    visit_every_build(app, window)
+    after_visit = resident_bytes()
+    print(f"after visiting every scene  {after_visit / 1e6:7.1f} MB   budget {RESIDENT_BUDGET_BYTES / 1e6:.0f} MB")
+
+    deck = window.deck
+    lap_bytes: list[float] = []     # RSS at the end of each lap
+
+    def step() -> None:
+        at_end = deck.position == len(deck.classes) - 1 and deck.current.build_index == deck.current.build_count - 1
+        if at_end:
+            lap_bytes.append(resident_bytes())
+            if args.verbose:
+                print(f"lap {len(lap_bytes):3d}  {lap_bytes[-1] / 1e6:7.1f} MB")
+            store.update(**LAP_SCENARIOS[len(lap_bytes) % len(LAP_SCENARIOS)])
+            deck.first()
+        else:
+            deck.next()
+
+    timer = QTimer()
+    timer.setInterval(round(args.step_seconds * 1000))
+    timer.timeout.connect(step)
+    timer.start()
+    clock = QElapsedTimer()
+    clock.start()
+    QTimer.singleShot(round(args.seconds * 1000), app.quit)
+    app.exec()
+    timer.stop()
+
+    warm = len(LAP_SCENARIOS)
+    if len(lap_bytes) <= warm:
+        print(f"autoplay too short: {len(lap_bytes)} laps, need more than {warm}; give more --seconds")
+        return 2
+    drift = lap_bytes[-1] - lap_bytes[warm - 1]
+    print(f"autoplay {clock.elapsed() / 1000:.0f} s, {len(lap_bytes)} laps")
+    print(f"drift after warm-up laps    {drift / 1e6:+7.1f} MB   budget {DRIFT_BUDGET_BYTES / 1e6:.0f} MB")
+    over = after_visit > RESIDENT_BUDGET_BYTES or drift > DRIFT_BUDGET_BYTES
+    window.close()
+    print("OVER BUDGET" if over else "OK")
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
