@@ -17,6 +17,7 @@ from engine.units import format_count
 
 
 QUOTED = frozenset({"got", "example"})    # values that are what someone typed: shown in quotes, as given
+ALTERNATIVES = frozenset({"counts"})      # lists of which any one is allowed: "1, 2 or 4"
 
 
 def shown_value(value, quoted: bool = False) -> str:
@@ -34,8 +35,19 @@ def shown_value(value, quoted: bool = False) -> str:
     return repr(value)
 
 
+def alternatives_text(language: Language, items) -> str:
+    """``items`` as a list of alternatives in ``language``: (1, 2, 4) -> "1, 2 or 4" / "1、2或 4"."""
+    shown = [shown_value(item) for item in items]
+    if len(shown) < 2:
+        return "".join(shown)
+    rest = language.text("errors.list.separator").join(shown[:-1])
+    return language.text("errors.list.or", rest=rest, last=shown[-1])
+
+
 def _values_for(language: Language, code: str, values: dict) -> dict[str, str]:
     text = {name: shown_value(value, name in QUOTED) for name, value in values.items()}
+    for name in ALTERNATIVES & values.keys():
+        text[name] = alternatives_text(language, values[name])
     if "field" in values:
         text["field"] = language.text(f"errors.field.{values['field']}")
     if code.startswith("catalog."):

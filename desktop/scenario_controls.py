@@ -6,23 +6,32 @@ refuse what they can (combo boxes list only the catalogue, spin boxes have
 ranges); what only the engine can judge comes back as the store's one-sentence
 error, shown inline under the controls (in the app's language, re-read when
 the language changes), and the control returns to the value in use.
+
+The number of GPUs offers only the counts tensor parallelism allows for the
+model in use (``engine.parallel.allowed_gpu_counts``): its arrows step from one
+allowed count to the next, and a typed count that is not one is refused by the
+box itself. Choosing a model that cannot be split over the current count also
+picks the nearest allowed count not above it, in the same store update.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
 
 from desktop.eliding_combo import ElidingComboBox
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from engine import Scenario
+from engine import InputError, Scenario
 from engine.catalog import Catalog
+from engine.parallel import allowed_gpu_counts
+from engine.scenario import MAX_GPUS
 from widgets.theme import Theme
 
 # field -> (smallest, largest): what a spin box lets through; the engine judges the rest
 COUNT_RANGES = {
-    "gpus": (1, 64),
+    "gpus": (1, MAX_GPUS),
     "batch": (1, 4096),
     "prompt_tokens": (1, 1_048_576),
     "output_tokens": (1, 1_048_576),
@@ -31,13 +40,60 @@ PRICE_RANGE_USD = (0.01, 1000.0)
 COMBO_MIN_CHARACTERS = 10     # a drop-down in the side panel shows at least this much of its choice
 
 
+class GpuCountBox(QSpinBox):
+    """A spin box that holds only allowed GPU counts (``set_allowed``).
+
+    Arrows, Page keys and the wheel step from one allowed count to the next;
+    typing lets through only digits that can still become an allowed count, and
+    a number that is not one when editing ends is refused: the box goes back to
+    its previous count.
+    """
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._allowed: tuple[int, ...] = tuple(range(1, MAX_GPUS + 1))
+        self.setRange(1, MAX_GPUS)
+
+    def allowed(self) -> tuple[int, ...]:
+        return self._allowed
+
+    def set_allowed(self, counts: tuple[int, ...]) -> None:
+        """Offer only ``counts`` (ascending, starting at 1); the value is left for the caller to set."""
+        self._allowed = tuple(counts)
+        self.setRange(self._allowed[0], self._allowed[-1])
+
+    def stepBy(self, steps: int) -> None:
+        """Move ``steps`` allowed counts up (or down), stopping at the first or last."""
+        value = self.value()
+        above = [count for count in self._allowed if count > value]
+        below = [count for count in self._allowed if count < value]
+        if steps > 0 and above:
+            self.setValue(above[min(steps, len(above)) - 1])
+        elif steps < 0 and below:
+            self.setValue(below[-min(-steps, len(below))])
+
+    def validate(self, text: str, position: int):
+        digits = text.strip()
+        if not digits:
+            state = QValidator.State.Intermediate
+        elif not digits.isdigit():
+            state = QValidator.State.Invalid
+        elif int(digits) in self._allowed:
+            state = QValidator.State.Acceptable
+        elif any(str(count).startswith(digits) for count in self._allowed):
+            state = QValidator.State.Intermediate      # "1" on the way to "16"
+        else:
+            state = QValidator.State.Invalid
+        return state, text, position
+
+
 class ScenarioControls(QGroupBox):
     """A group titled "Scenario": one field per scenario value, the inline error, a defaults button."""
 
     def __init__(self, store: ScenarioStore, language: Language, catalog: Catalog,
                  parent: QWidget | None = None):
         super().__init__(parent)
-        self._store, self._language = store, language
+        self._store, self._language, self._catalog = store, language, catalog
         self.choices: dict[str, QComboBox] = {}
         self.counts: dict[str, QSpinBox] = {}
         choices = {"gpu": catalog.gpus, "model": catalog.models,
@@ -52,10 +108,11 @@ class ScenarioControls(QGroupBox):
                 box.addItem(entry.name, entry.id)
             box.activated.connect(lambda _index, n=name: self._on_choice_change(n))
             self.choices[name] = box
+        self.gpu_count = GpuCountBox(self)
         for name, (low, high) in COUNT_RANGES.items():
-            spin = QSpinBox(self)
+            spin = self.gpu_count if name == "gpus" else QSpinBox(self)
             spin.setRange(low, high)
-            spin.setGroupSeparatorShown(True)
+            spin.setGroupSeparatorShown(name != "gpus")
             spin.setKeyboardTracking(False)      # "1000" is one value, not 1, 10, 100 and 1000
             spin.valueChanged.connect(lambda value, n=name: self._on_value_change(n, value))
             self.counts[name] = spin
@@ -117,12 +174,26 @@ class ScenarioControls(QGroupBox):
     def error_text(self) -> str:
         return self.error_label.text() if not self.error_label.isHidden() else ""
 
+    def allowed_gpu_counts(self, model_id: str) -> tuple[int, ...]:
+        """The GPU counts the model ``model_id`` can be split over (every count for an id the catalogue lacks)."""
+        try:
+            return allowed_gpu_counts(self._catalog.model(model_id), limit=MAX_GPUS)
+        except InputError:
+            return tuple(range(1, MAX_GPUS + 1))
+
     # -- writing to the store --------------------------------------------------------
     def _on_choice_change(self, name: str) -> None:
-        if not self._store.update(**{name: self.choices[name].currentData()}):
+        fields = {name: self.choices[name].currentData()}
+        if name == "model":
+            gpus = self._store.scenario.gpus
+            fields["gpus"] = max(count for count in self.allowed_gpu_counts(fields["model"]) if count <= gpus)
+        if not self._store.update(**fields):
             self._show(self._store.scenario)
 
     def _on_value_change(self, name: str, value) -> None:
+        if name == "gpus" and value not in self.gpu_count.allowed():
+            self._show(self._store.scenario)     # only a program can set such a count; the box refuses it
+            return
         if not self._store.update(**{name: value}):
             self._show(self._store.scenario)
 
@@ -140,6 +211,9 @@ class ScenarioControls(QGroupBox):
             index = box.findData(getattr(scenario, name))
             if index >= 0 and index != box.currentIndex():
                 box.setCurrentIndex(index)      # activated is only emitted by the user: no loop
+        self.gpu_count.blockSignals(True)
+        self.gpu_count.set_allowed(self.allowed_gpu_counts(scenario.model))
+        self.gpu_count.blockSignals(False)
         for name, spin in self.counts.items():
             spin.blockSignals(True)
             spin.setValue(getattr(scenario, name))

@@ -14,9 +14,9 @@ from engine.catalog import default_catalog
 from engine.catalog_types import Gpu, Model, Precision
 from engine.cost import token_prices
 from engine.efficiency import EFFICIENCIES
-from engine.errors import InputError
 from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu
 from engine.memory import MemoryPlan, plan_memory
+from engine.parallel import check_gpu_count
 from engine.parameters import ParameterCounts, parameter_counts
 from engine.passes import DecodeStepWork, decode_step_work, prefill_work
 from engine.report import DecodeReport, PrefillReport, Report
@@ -62,11 +62,7 @@ def resolve(scenario: Scenario, catalog=None) -> tuple[Scenario, Gpu, Model, Pre
 
 def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Setup:
     """Derive the machine and the model's per-token sizes for a validated scenario."""
-    if scenario.gpus > model.attention_heads:
-        raise InputError(
-            f"{model.name} has {model.attention_heads} attention heads, so tensor parallelism can split it "
-            f"over at most {model.attention_heads} GPUs; got {scenario.gpus}.",
-            "compute.gpus_over_heads", {"model": model.name, "heads": model.attention_heads, "got": scenario.gpus})
+    check_gpu_count(model, scenario.gpus)
     compute_precision = compute_precision_used(gpu, weights)
     machine = Machine(peak_flops_per_gpu=peak_flops(gpu, weights),
                       bandwidth_bytes_per_second=gpu.memory_bandwidth_bytes_per_second,

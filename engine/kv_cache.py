@@ -11,17 +11,17 @@ Bytes per token (one sequence, all layers):
   ``layers * (kv_lora_rank + qk_rope_head_dim) * bytes`` = 61 * 576 * 2 = 70,272 B at BF16.
 
 Under tensor parallelism over g GPUs each GPU keeps the KV heads of its own
-attention heads: ``ceil(kv_heads / g)`` of ``kv_heads`` (with more GPUs than KV
-heads a head is replicated, as vLLM and TensorRT-LLM do). The MLA latent is
-shared by all heads, so every GPU keeps all of it.
+attention heads. When g divides ``kv_heads`` that is ``kv_heads / g`` heads; when
+g is a multiple of ``kv_heads`` (more GPUs than KV heads) each GPU keeps one
+head, copied on ``g / kv_heads`` GPUs, as vLLM does (``max(1, kv_heads // g)``
+heads per GPU). Other counts are refused (``engine.parallel.check_gpu_count``).
+The MLA latent is shared by all heads, so every GPU keeps all of it.
 
 The work functions give the seed's N² versus N argument: without a cache,
 generating token i reprocesses all i tokens so far; with one, only the new token.
 All functions here accept numpy arrays as well as numbers.
 """
 from __future__ import annotations
-
-import math
 
 from engine.catalog_types import Model, Precision
 
@@ -46,12 +46,15 @@ def kv_bytes(model: Model, kv: Precision, batch, context_tokens):
 def kv_share_per_gpu(model: Model, gpus: int) -> float:
     """Share of the whole KV cache that each of ``gpus`` tensor-parallel GPUs holds (and reads).
 
-    ``ceil(kv_heads / gpus) / kv_heads`` for GQA (1/g when the heads divide
-    evenly, more when heads are replicated); 1 for MLA, whose latent every GPU keeps.
+    ``max(1, kv_heads // gpus) / kv_heads`` for GQA, as vLLM splits them: 1/g when
+    ``gpus`` divides the KV heads, 1/kv_heads (one head per GPU, copied on
+    ``gpus / kv_heads`` GPUs) when ``gpus`` is a multiple of them; 1 for MLA,
+    whose latent every GPU keeps. Only the counts ``engine.parallel.allowed_gpu_counts``
+    lists are meaningful; the engine refuses the others before it gets here.
     """
     if model.uses_mla or gpus <= 1:
         return 1.0
-    return math.ceil(model.kv_heads / gpus) / model.kv_heads
+    return max(1, model.kv_heads // gpus) / model.kv_heads
 
 
 def attention_flops_per_position(model: Model) -> int:

@@ -27,10 +27,21 @@ GPUs can use depends on the interconnect's topology (``Gpu.interconnect_topology
 tokens per call, a prefill pass ``batch * prompt_tokens``. The per-call latency
 (``engine.efficiency``) is what small messages cost regardless of size.
 One GPU needs no communication at all.
+
+Which GPU counts tensor parallelism allows (as vLLM and Megatron-LM refuse the
+rest): every GPU must get the same whole number of attention heads, so g must
+divide ``attention_heads``; the KV heads are split when g divides ``kv_heads``
+and copied when g is a multiple of ``kv_heads`` (each group of ``g / kv_heads``
+GPUs keeps the same head), any other g is refused; MLA's one latent is copied to
+every GPU, so it sets no rule. The MLP weights are cut along their width, so g
+must also divide the dense MLP width and, for MoE, each expert's width.
+``allowed_gpu_counts`` lists what passes; ``check_gpu_count`` refuses the rest.
 """
 from __future__ import annotations
 
 from engine.catalog_types import Gpu, Model
+from engine.errors import InputError
+from engine.scenario import MAX_GPUS
 
 ALLREDUCES_PER_LAYER = 2
 ACTIVATION_BYTES_PER_VALUE = 2.0     # activations travel in FP16/BF16
@@ -75,3 +86,55 @@ def allreduce_link_seconds_per_pass(model: Model, gpu: Gpu, gpus: int, tokens: f
     one = ring_allreduce_link_seconds(allreduce_bytes(model, tokens), gpus,
                                       link_bytes_per_second_one_direction(gpu, gpus))
     return allreduce_calls_per_pass(model, gpus) * one
+
+
+def _uneven_part(model: Model, gpus: int) -> tuple[str, int] | None:
+    """The first part of ``model`` that ``gpus`` GPUs cannot share evenly, as (code suffix, its size); None if none."""
+    if model.attention_heads % gpus:
+        return "heads", model.attention_heads
+    if not model.uses_mla and model.kv_heads % gpus and gpus % model.kv_heads:
+        return "kv_heads", model.kv_heads
+    if (not model.is_moe or model.dense_layers > 0) and model.intermediate_size % gpus:
+        return "mlp", model.intermediate_size
+    if model.is_moe and model.expert_intermediate_size % gpus:
+        return "mlp", model.expert_intermediate_size
+    return None
+
+
+def allowed_gpu_counts(model: Model, limit: int = MAX_GPUS) -> tuple[int, ...]:
+    """The GPU counts from 1 to ``limit`` over which tensor parallelism can split ``model`` (module docstring).
+
+    Llama 3.1 8B (32 heads, 8 KV heads): (1, 2, 4, 8, 16, 32).
+    """
+    return tuple(g for g in range(1, limit + 1) if _uneven_part(model, g) is None)
+
+
+def or_list(numbers) -> str:
+    """1, 2, 4 -> "1, 2 or 4"."""
+    shown = [f"{n:,}" for n in numbers]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+_REFUSALS = {
+    "heads": "{model}'s {size:,} attention heads cannot be split evenly over {got:,} GPUs",
+    "kv_heads": "{model}'s {size:,} KV heads can be neither split evenly over {got:,} GPUs nor copied evenly to them",
+    "mlp": "{model}'s MLP width of {size:,} values cannot be split evenly over {got:,} GPUs",
+}
+
+
+def check_gpu_count(model: Model, gpus: int) -> None:
+    """Raise ``InputError`` (code ``parallel.uneven_<part>``) when ``gpus`` cannot share ``model`` evenly.
+
+    The sentence names the model, the part that does not divide, the count and the allowed counts:
+    "Llama 3.1 8B's 32 attention heads cannot be split evenly over 3 GPUs; tensor parallelism
+    allows 1, 2, 4, 8, 16 or 32 GPUs." ``gpus`` is a whole number already checked by the scenario.
+    """
+    uneven = _uneven_part(model, gpus)
+    if uneven is None:
+        return
+    part, size = uneven
+    counts = allowed_gpu_counts(model)
+    raise InputError(
+        _REFUSALS[part].format(model=model.name, size=size, got=gpus)
+        + f"; tensor parallelism allows {or_list(counts)} GPUs.",
+        f"parallel.uneven_{part}", {"model": model.name, "size": size, "got": gpus, "counts": counts})

@@ -31,8 +31,8 @@ def test_the_english_store_writes_the_same_facts_in_english(qtbot):
     store = ScenarioStore(language=Language("en"))
     with qtbot.waitSignal(store.error) as signal:
         store.update(model="llama-3.1-8b", gpus=64)
-    assert signal.args[0] == ("Llama 3.1 8B has 32 attention heads, so tensor parallelism can split it "
-                              "over at most 32 GPUs; got 64.")
+    assert signal.args[0] == ("Llama 3.1 8B's 32 attention heads cannot be split evenly over 64 GPUs; "
+                              "tensor parallelism allows 1, 2, 4, 8, 16 or 32 GPUs.")
     assert not HAN.search(signal.args[0])
 
 

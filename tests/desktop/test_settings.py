@@ -87,3 +87,20 @@ def test_saving_where_it_cannot_write_returns_the_reason(tmp_path):
     blocker.write_text("x")
     problem = store.save(Settings(), blocker / "settings.json")
     assert problem and "file" in problem
+
+
+@pytest.mark.parametrize("model, gpus", [("llama-3.1-8b", 3), ("llama-3.1-8b", 64), ("qwen2.5-7b", 14)])
+def test_a_saved_gpu_count_the_model_cannot_be_split_over_is_replaced_by_the_default(path, model, gpus):
+    path.write_text(json.dumps({"scenario": {"model": model, "gpus": gpus}, "theme": "dark"}), encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.reset_fields == ["scenario"]
+    assert loaded.settings.scenario == Scenario() and loaded.settings.theme == "dark"
+
+
+def test_the_reset_scenario_is_named_in_one_start_up_line(path, qapp):
+    from desktop.app import _startup_notes
+    from desktop.i18n import Language
+    path.write_text(json.dumps({"scenario": {"model": "llama-3.1-8b", "gpus": 3}}), encoding="utf-8")
+    notes = _startup_notes(qapp, Language("en"), store.load(path))
+    reset = [note for note in notes if "reset to their defaults" in note]
+    assert len(reset) == 1 and "scenario" in reset[0] and "\n" not in reset[0]

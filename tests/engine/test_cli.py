@@ -94,6 +94,13 @@ def test_bad_input_exits_2_with_one_sentence(args, words, capsys):
         assert word in lines[0]
 
 
+def test_a_gpu_count_that_does_not_divide_the_heads_prints_the_sentence_and_exits_2():
+    done = _run("report", "--model", "llama-3.1-8b", "--gpus", "3")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == ("Llama 3.1 8B's 32 attention heads cannot be split evenly over 3 GPUs; "
+                                   "tensor parallelism allows 1, 2, 4, 8, 16 or 32 GPUs.")
+
+
 def test_bad_input_in_a_real_process_has_no_traceback():
     done = _run("report", "--prompt", "1000000000000")
     assert done.returncode == 2

@@ -38,10 +38,17 @@ def test_the_other_scenario_refusals_have_codes():
     assert caught.value.code == "scenario.type"
 
 
-def test_too_many_gpus_for_the_heads_has_a_code():
-    error = refusal(model="llama-3.1-8b", gpus=64)
-    assert error.code == "compute.gpus_over_heads"
-    assert error.values == {"model": "Llama 3.1 8B", "heads": 32, "got": 64}
+@pytest.mark.parametrize("model, gpus, code, size, counts", [
+    ("llama-3.1-8b", 3, "parallel.uneven_heads", 32, (1, 2, 4, 8, 16, 32)),
+    ("llama-3.1-8b", 64, "parallel.uneven_heads", 32, (1, 2, 4, 8, 16, 32)),
+    ("qwen2.5-7b", 14, "parallel.uneven_kv_heads", 4, (1, 2, 4)),
+    ("llama-2-13b", 5, "parallel.uneven_mlp", 13824, (1, 2, 4, 8)),
+])
+def test_a_gpu_count_that_cannot_share_the_model_has_a_code_and_the_allowed_counts(model, gpus, code, size, counts):
+    error = refusal(model=model, gpus=gpus)
+    assert error.code == code
+    assert error.values == {"model": default_catalog().model(model).name, "size": size, "got": gpus,
+                            "counts": counts}
 
 
 @pytest.mark.parametrize("lookup, kind", [("gpu", "GPU"), ("model", "model"), ("precision", "precision")])

@@ -49,6 +49,55 @@ def test_more_gpus_than_heads_is_refused():
         report(model="llama-3.1-8b", gpus=64)
 
 
+@pytest.mark.parametrize("model, counts", [
+    ("llama-3.1-8b", (1, 2, 4, 8, 16, 32)),           # 32 heads; 8 KV heads split (1..8) or copied (16, 32)
+    ("llama-3.1-405b", (1, 2, 4, 8, 16, 32, 64)),     # 128 heads, but at most 64 GPUs
+    ("qwen2.5-7b", (1, 2, 4)),                        # 28 heads, 4 KV heads: 7 and 14 neither split nor copy
+    ("llama-2-13b", (1, 2, 4, 8)),                    # 40 heads, but an MLP 13,824 wide: 5 does not divide it
+    ("deepseek-v3", (1, 2, 4, 8, 16, 32, 64)),        # MLA: the latent is copied, no KV-head rule
+])
+def test_allowed_gpu_counts_are_those_that_share_heads_kv_heads_and_mlp_evenly(model, counts):
+    assert parallel.allowed_gpu_counts(default_catalog().model(model)) == counts
+
+
+def test_the_limit_cuts_the_allowed_counts():
+    llama = default_catalog().model("llama-3.1-8b")
+    assert parallel.allowed_gpu_counts(llama, limit=8) == (1, 2, 4, 8)
+    assert parallel.allowed_gpu_counts(llama, limit=1) == (1,)
+
+
+def test_every_allowed_count_gives_a_report_and_every_other_count_is_refused_naming_them():
+    from engine.errors import InputError
+    from engine.scenario import MAX_GPUS
+    for model in default_catalog().models.values():
+        allowed = parallel.allowed_gpu_counts(model)
+        for gpus in range(1, MAX_GPUS + 1):
+            if gpus in allowed:
+                report(model=model.id, gpus=gpus)
+                continue
+            with pytest.raises(InputError) as caught:
+                report(model=model.id, gpus=gpus)
+            sentence = str(caught.value)
+            assert caught.value.code.startswith("parallel.uneven_") and f"over {gpus} GPUs" in sentence
+            assert sentence.endswith(f"tensor parallelism allows {parallel.or_list(allowed)} GPUs.")
+
+
+def test_kv_heads_split_below_their_count_and_are_copied_above_it():
+    """vLLM: 8 KV heads over 4 GPUs: 2 each; over 16 or 32 GPUs: one each, copied on 2 or 4 GPUs."""
+    from engine.kv_cache import kv_share_per_gpu
+    llama = default_catalog().model("llama-3.1-8b")
+    assert [kv_share_per_gpu(llama, g) for g in (1, 2, 4, 8, 16, 32)] == [1, 1 / 2, 1 / 4, 1 / 8, 1 / 8, 1 / 8]
+    four = report(model="llama-3.1-8b", gpus=16, prompt_tokens=4000, output_tokens=1)
+    eight = report(model="llama-3.1-8b", gpus=8, prompt_tokens=4000, output_tokens=1)
+    assert four.kv_bytes_per_gpu == pytest.approx(eight.kv_bytes_per_gpu)   # copies do not shrink the share
+
+
+def test_or_list_reads_as_a_sentence():
+    assert parallel.or_list([1]) == "1"
+    assert parallel.or_list([1, 2]) == "1 or 2"
+    assert parallel.or_list([1, 2, 4, 8, 16, 32]) == "1, 2, 4, 8, 16 or 32"
+
+
 def test_mesh_links_are_shared_by_peer_count():
     """MI300X: 7 Infinity Fabric links of 128 GB/s; 2 GPUs talk over one, 8 over all seven."""
     mi300x = default_catalog().gpu("mi300x")

@@ -1,12 +1,13 @@
 """Property tests over the whole API: any in-range input gives a finite report; bad input only InputError."""
 import math
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from engine import InputError, Report, Scenario, compute_report, sweep
 from engine.catalog import default_catalog
+from engine.parallel import allowed_gpu_counts
 from engine.scenario import MAX_BATCH, MAX_CONTEXT_TOKENS, MAX_GPUS, MODES
 
 CATALOG = default_catalog()
@@ -26,12 +27,11 @@ def _all_finite(value) -> bool:
 @st.composite
 def scenarios(draw):
     model = draw(st.sampled_from(MODEL_IDS))
-    heads = CATALOG.model(model).attention_heads
     prompt = draw(st.integers(1, MAX_CONTEXT_TOKENS - 1))
     return Scenario(
         gpu=draw(st.sampled_from(GPU_IDS)), model=model,
         weights=draw(st.sampled_from(PRECISION_IDS)), kv=draw(st.sampled_from(PRECISION_IDS)),
-        gpus=draw(st.integers(1, min(MAX_GPUS, heads))), batch=draw(st.integers(1, MAX_BATCH)),
+        gpus=draw(st.sampled_from(allowed_gpu_counts(CATALOG.model(model)))), batch=draw(st.integers(1, MAX_BATCH)),
         prompt_tokens=prompt, output_tokens=draw(st.integers(1, MAX_CONTEXT_TOKENS - prompt)),
         usd_per_gpu_hour=draw(st.floats(0, 10_000)), mode=draw(st.sampled_from(MODES)))
 
@@ -54,6 +54,21 @@ def test_every_in_range_scenario_gives_a_finite_consistent_report(scenario):
     assert report.total_seconds >= report.ttft_seconds
     assert report.usd_per_million_output_tokens >= 0 and report.output_to_input_price_ratio > 0
     assert report.fits == (report.free_bytes_per_gpu >= 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios(), st.integers(1, MAX_GPUS))
+def test_a_gpu_count_is_either_allowed_or_refused_with_the_allowed_counts(scenario, gpus):
+    allowed = allowed_gpu_counts(CATALOG.model(scenario.model))
+    try:
+        compute_report(replace(scenario, gpus=gpus))
+    except InputError as error:
+        if "no published" in str(error):
+            return
+        assert gpus not in allowed
+        assert error.code.startswith("parallel.uneven_") and error.values["counts"] == allowed
+        return
+    assert gpus in allowed
 
 
 anything = st.one_of(st.none(), st.booleans(), st.integers(-10 ** 15, 10 ** 15),
