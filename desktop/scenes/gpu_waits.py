@@ -200,8 +200,9 @@ class GpuWaitsScene(Scene):
         corners = tuple((x, roofline.attainable_flops(gpu, precision, x)) for x in (start, ridge, INTENSITY_MAX))
 
         def point(key: str, x: float) -> RooflinePoint:
-            label = self._text(f"label.point_{key}", value=self._intensity_text(x))
-            return RooflinePoint(key, label, x, roofline.attainable_flops(gpu, precision, x))
+            value = self._intensity_text(x)
+            label = self._text(f"label.point_{key}", value=value)
+            return RooflinePoint(key, label, x, roofline.attainable_flops(gpu, precision, x), value=value)
 
         return RooflineState(
             roof=corners, ridge_flops_per_byte=ridge,

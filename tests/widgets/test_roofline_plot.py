@@ -2,10 +2,12 @@
 import math
 
 import pytest
+from PySide6.QtCore import QPointF, QRectF
 
+from desktop.i18n import Language
 from engine import roofline
 from engine.catalog import default_catalog
-from widgets.roofline_plot import RooflinePlot, RooflinePoint, RooflineState
+from widgets.roofline_plot import TEXT_PX_MIN, RooflinePlot, RooflinePoint, RooflineState
 from widgets.theme import THEMES
 
 CATALOG = default_catalog()
@@ -17,7 +19,7 @@ def state_for(gpu_id: str, precision_id: str, control: float) -> RooflineState:
     roof = tuple((x, roofline.attainable_flops(gpu, precision, x)) for x in (0.7, ridge, 1e4))
 
     def point(key, x):
-        return RooflinePoint(key, f"{key} {x:g}", x, roofline.attainable_flops(gpu, precision, x))
+        return RooflinePoint(key, f"{key} {x:g}", x, roofline.attainable_flops(gpu, precision, x), value=f"{x:g}")
 
     return RooflineState(roof=roof, ridge_flops_per_byte=ridge, ridge_label=f"ridge {ridge:.0f} FLOP/byte",
                          x_label="arithmetic intensity (FLOP/byte)", y_label="attainable (TFLOPS)",
@@ -64,8 +66,10 @@ def test_axes_are_log_log_with_labels(qtbot):
     plot.set_state(state_for("h800", "fp16", 30.0))
     item = plot.plot_widget.getPlotItem()
     assert item.ctrl.logXCheck.isChecked() and item.ctrl.logYCheck.isChecked()
-    assert "arithmetic intensity (FLOP/byte)" in item.getAxis("bottom").labelText
-    assert "attainable (TFLOPS)" in item.getAxis("left").labelText
+    assert plot.label_texts()["x_title"].replace("\n", " ") == "arithmetic intensity (FLOP/byte)"
+    assert plot.label_texts()["y_title"].replace("\n", " ") == "attainable (TFLOPS)"
+    for numbers in plot.tick_texts().values():                  # decades, written as plain numbers
+        assert len(numbers) >= 2 and all(math.log10(float(n.replace(",", ""))).is_integer() for n in numbers)
     (x_low, x_high), _ = item.getViewBox().viewRange()
     assert x_low <= math.log10(0.7) and x_high >= 4
 
@@ -100,9 +104,11 @@ def test_the_legend_is_outside_the_plot_so_it_covers_no_line(qtbot):
     plot.set_state(state_for("h800", "fp16", 30.0))
     plot.show()
     qtbot.waitUntil(plot.isVisible)
-    legend = plot._legend.geometry()
-    assert not legend.intersects(plot.plot_widget.geometry())
-    assert legend.bottom() < plot.plot_widget.geometry().top()
+    rects = plot.label_rects()
+    for key in ("decode", "prefill", "control"):
+        legend = rects[f"legend.{key}"]
+        assert legend.bottom() <= plot.plot_widget.geometry().top()
+        assert not legend.intersects(QRectF(plot.plot_widget.geometry()))
 
 
 def test_an_equal_state_changes_nothing(qtbot):
@@ -111,3 +117,114 @@ def test_an_equal_state_changes_nothing(qtbot):
     plot.set_state(state_for("h800", "fp16", 30.0))
     with qtbot.assertNotEmitted(plot.plot_widget.getPlotItem().getViewBox().sigStateChanged):
         plot.set_state(state_for("h800", "fp16", 30.0))
+
+
+def scene_like_state(language: str, control: float) -> RooflineState:
+    """A state with the scene's own texts (both languages), as Scene 1 builds it for an H800 at FP16."""
+    words = Language(language)
+    gpu, precision = CATALOG.gpu("h800"), CATALOG.precision("fp16")
+    ridge = roofline.ridge_point(gpu, precision)
+    roof = tuple((x, roofline.attainable_flops(gpu, precision, x)) for x in (1 / 1.5, ridge, 1e4))
+
+    def text(key, **values):
+        return words.text(f"gpu_waits.label.{key}", **values)
+
+    def intensity(x):
+        return text("intensity", value=f"{x:.3g}" if x < 1000 else f"{x:,.0f}")
+
+    def point(key, x):
+        return RooflinePoint(key, text(f"point_{key}", value=intensity(x)), x,
+                             roofline.attainable_flops(gpu, precision, x), value=intensity(x))
+
+    return RooflineState(roof=roof, ridge_flops_per_byte=ridge, ridge_label=text("ridge", ridge=intensity(ridge)),
+                         x_label=text("x_axis"), y_label=text("y_axis"),
+                         points=(point("decode", 1.02), point("prefill", 992.0), point("control", control)),
+                         memory_bound_label=text("memory_bound"), compute_bound_label=text("compute_bound"))
+
+
+# Plot sizes the stage gives it: beside the belt in a 1024 x 768 window (228 x 420) and presenting
+# (740 x 780), alone on the smallest stage, and the extremes of width and height.
+PLOT_SIZES = [(200, 200), (228, 420), (200, 900), (392, 530), (600, 400), (740, 780), (1200, 200), (1200, 900)]
+
+
+@pytest.mark.parametrize("theme", ["light", "projector"])
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("size", PLOT_SIZES)
+def test_texts_never_overlap_each_other_or_the_markers_and_stay_inside(qtbot, size, language, theme):
+    plot = RooflinePlot(THEMES[theme])
+    qtbot.addWidget(plot)
+    plot.resize(*size)
+    plot.set_state(scene_like_state(language, 1.02))
+    plot.show()
+    qtbot.waitUntil(lambda: plot.size().toTuple() == size)
+    rects = plot.label_rects()
+    assert {"ridge", "x_title", "y_title", "legend.decode", "legend.prefill", "legend.control"} <= set(rects)
+    inside, view = QRectF(plot.rect()), plot.plot_rect()
+    names = sorted(rects)
+    for n, name in enumerate(names):
+        assert inside.contains(rects[name]), (name, rects[name])
+        for other in names[n + 1:]:
+            assert not rects[name].intersects(rects[other]), (name, other)
+        if not name.startswith(("legend", "x_", "y_")):
+            assert view.contains(rects[name]), name
+            for marker, area in plot.marker_rects().items():
+                assert not rects[name].intersects(area), (name, marker)
+        elif name.startswith("legend"):
+            assert not rects[name].intersects(QRectF(plot.plot_widget.geometry())), name
+    assert plot.text_px() >= TEXT_PX_MIN
+    texts = plot.label_texts()
+    assert "295" in texts["ridge"]
+    for point in plot.state.points:                 # a number never leaves its unit
+        assert any(line.endswith(point.value) for line in texts[f"legend.{point.key}"].split("\n"))
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_narrow_legend_puts_values_on_their_own_line_then_drops_the_names(qtbot, language):
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.set_state(scene_like_state(language, 1.02))
+    shown = []
+    for size in [(1200, 900), (228, 420), (200, 200)]:
+        plot.resize(*size)
+        plot.show()
+        qtbot.waitUntil(lambda: plot.size().toTuple() == size)
+        shown.append(plot.label_texts()["legend.prefill"])
+    prefill = plot.state.points[1]
+    assert shown[0] == prefill.label
+    assert shown[1].split("\n")[1] == prefill.value and shown[1].replace("\n", "").replace(" ", "") \
+        == prefill.label.replace(" ", "")
+    assert shown[2] == prefill.value
+
+
+def test_the_data_area_is_where_the_layout_put_it(qtbot):
+    """Labels are placed against the layout's data area; pyqtgraph must draw the data exactly there."""
+    plot = RooflinePlot(THEMES["projector"])
+    qtbot.addWidget(plot)
+    plot.resize(392, 530)
+    plot.set_state(scene_like_state("zh", 30.0))
+    plot.show()
+    view_box = plot.plot_widget.getPlotItem().getViewBox()
+
+    def drawn() -> QRectF:
+        return view_box.sceneBoundingRect().translated(QPointF(plot.plot_widget.pos()))   # scene: view pixels
+
+    qtbot.waitUntil(lambda: abs(drawn().top() - plot.plot_rect().top()) <= 1.5
+                    and abs(drawn().bottom() - plot.plot_rect().bottom()) <= 1.5
+                    and abs(drawn().left() - plot.plot_rect().left()) <= 1.5
+                    and abs(drawn().right() - plot.plot_rect().right()) <= 1.5)
+
+
+def test_a_moving_point_moves_only_its_marker_and_its_legend_line(qtbot):
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.resize(228, 420)
+    plot.set_state(scene_like_state("en", 30.0))
+    plot.show()
+    qtbot.waitUntil(plot.isVisible)
+    before = plot.label_rects()
+    with qtbot.assertNotEmitted(plot.plot_widget.getPlotItem().getViewBox().sigStateChanged):
+        plot.set_state(scene_like_state("en", 3000.0))
+    after = plot.label_rects()
+    assert plot.label_texts()["legend.control"].endswith("3,000 FLOP/byte")
+    assert {name: rect for name, rect in after.items() if name != "legend.control"} == \
+        {name: rect for name, rect in before.items() if name != "legend.control"}
