@@ -1,7 +1,7 @@
 """The catalogue: GPUs, models and precisions, read from TOML with their sources.
 
-The listing (``catalog_as_json``, ``catalog_as_text``) also names the tokenizers
-that ship with the app (``engine.tokenizer_registry``) without reading a vocabulary.
+The listing (``catalog_as_json``, ``catalog_as_text``) lives in
+``engine.catalog_text`` and is re-exported here.
 
 The built-in files live in ``resources/catalog/`` (gpus.toml, models.toml,
 precisions.toml). A person may add GPUs and models in their own file,
@@ -17,7 +17,8 @@ Rules:
 - A user's entry that breaks a rule is skipped, and ``Catalog.warnings`` gets
   one sentence naming the file, the entry and the field; everything else still
   loads. A user's file that cannot be read or parsed gives one warning, and
-  the built-in catalogue loads alone.
+  the built-in catalogue loads alone. Looking up an id whose entry was skipped
+  says so (code ``catalog.skipped``): "GPU 'mygpu' in <file> was skipped: <reason>."
 - A user's entry with a built-in id replaces the built-in entry (its
   ``origin`` then names the user's file): a person who measured their own
   card knows better than a datasheet.
@@ -30,16 +31,16 @@ import functools
 import math
 import os
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from engine.catalog_text import catalog_as_json, catalog_as_text  # noqa: F401  (re-exported: the listing)
 from engine.catalog_types import COMPUTE_PRECISIONS, INTERCONNECT_TOPOLOGIES, Gpu, Model, Precision
 from engine.config_dir import config_dir
 from engine.errors import InputError
-from engine.tokens import tokenizers_as_json, tokenizers_as_text
-from engine.units import format_bandwidth, format_bytes, format_count, format_flops
+from engine.units import format_count
 
 USER_CATALOG_ENV = "INFERENCE_PHYSICS_CATALOG"
 _BUILTIN_FILES = {"gpus": "gpus.toml", "models": "models.toml", "precisions": "precisions.toml"}
@@ -55,12 +56,14 @@ class Catalog:
     models: dict[str, Model]
     precisions: dict[str, Precision]
     warnings: list[str] = field(default_factory=list)   # problems found in the user's file
+    # Entries of the user's file that were skipped: table ("gpus", "models") -> id -> (file as shown, reason).
+    skipped: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
     def gpu(self, gpu_id: str) -> Gpu:
-        return _lookup(self.gpus, gpu_id, "GPU", "GPUs")
+        return _lookup(self.gpus, gpu_id, "GPU", "GPUs", self.skipped.get("gpus", {}))
 
     def model(self, model_id: str) -> Model:
-        return _lookup(self.models, model_id, "model", "models")
+        return _lookup(self.models, model_id, "model", "models", self.skipped.get("models", {}))
 
     def precision(self, precision_id: str) -> Precision:
         return _lookup(self.precisions, precision_id, "precision", "precisions")
@@ -71,7 +74,8 @@ def normalise_id(text: str) -> str:
     return "-".join(text.strip().lower().replace("_", " ").split())
 
 
-def _lookup(table: dict[str, Entry], wanted: object, kind: str, kinds: str) -> Entry:
+def _lookup(table: dict[str, Entry], wanted: object, kind: str, kinds: str,
+            skipped: dict[str, tuple[str, str]] | None = None) -> Entry:
     known = ", ".join(table)
     if not isinstance(wanted, str):
         raise InputError(f"A {kind} id must be text, got {wanted!r}. Known {kinds}: {known}.",
@@ -82,6 +86,11 @@ def _lookup(table: dict[str, Entry], wanted: object, kind: str, kinds: str) -> E
     for entry in table.values():        # "NVIDIA H800 SXM5" finds h800 too
         if normalise_id(entry.name) == key:
             return entry
+    if skipped and key in skipped:      # the user's file tried to define it: say why it is missing
+        shown, reason = skipped[key]
+        raise InputError(f"{kind[:1].upper()}{kind[1:]} {wanted!r} in {shown} was skipped: {reason}.",
+                         "catalog.skipped", {"kind": kind, "got": wanted, "file": shown, "reason": reason,
+                                             "known": list(table)})
     starting = [entry_id for entry_id in table if entry_id.startswith(key)]     # "h100" -> h100-sxm, h100-pcie
     similar = difflib.get_close_matches(key, list(table), n=3, cutoff=0.6)
     close = list(dict.fromkeys(starting + similar))[:3]
@@ -110,10 +119,11 @@ def load_catalog(user_file: Path | str | None = None, builtin_dir: Path | str | 
     """Read the built-in catalogue (``builtin_dir``: tests only) and, if given and present, a user's file."""
     tables = {name: _read_builtin(name, filename, builtin_dir) for name, filename in _BUILTIN_FILES.items()}
     warnings: list[str] = []
+    skipped: dict[str, dict[str, tuple[str, str]]] = {name: {} for name in _USER_TABLES}
     if user_file is not None:
-        _merge_user_file(Path(user_file), tables, warnings)
+        _merge_user_file(Path(user_file), tables, warnings, skipped)
     return Catalog(gpus=tables["gpus"], models=tables["models"], precisions=tables["precisions"],
-                   warnings=warnings)
+                   warnings=warnings, skipped=skipped)
 
 
 def _read_builtin(name: str, filename: str, builtin_dir: Path | str | None) -> dict:
@@ -139,7 +149,8 @@ def _read_builtin(name: str, filename: str, builtin_dir: Path | str | None) -> d
     return entries
 
 
-def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str]) -> None:
+def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
+                     skipped: dict[str, dict[str, tuple[str, str]]]) -> None:
     shown = _display_path(path)
     try:
         with path.open("rb") as handle:          # read-only: the user's file is never written
@@ -163,8 +174,12 @@ def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str]) -
                                               default_source=f"your catalogue file {shown}")
             except _EntryError as error:
                 warnings.append(f"{shown}: {_KIND[table_name]} {raw_id!r}: {error}; entry skipped.")
+                key = normalise_id(raw_id)
+                if key and key not in seen and key not in tables[table_name]:
+                    skipped[table_name][key] = (shown, str(error))
                 continue
             seen[entry_id] = entry
+            skipped[table_name].pop(entry_id, None)
             tables[table_name][entry_id] = entry     # a built-in id is replaced in place
 
 
@@ -333,7 +348,7 @@ def _model(entry_id: str, raw: Any, origin: str, default_source: str | None) -> 
         raise _problem("published_active_parameters", "is only for mixture-of-experts models (experts > 0)")
     if active > total:
         raise _problem("published_active_parameters",
-                       f"must not exceed published_parameters ({total:g}), got {active:g}")
+                       f"must not exceed published_parameters ({format_count(total)}), got {format_count(active)}")
     return Model(
         id=entry_id, name=_text(raw, "name"), source=_text(raw, "source", default=default_source or ""),
         tied_embeddings=_flag(raw, "tied_embeddings"), published_parameters=total,
@@ -382,87 +397,3 @@ def _precision(entry_id: str, raw: Any, origin: str, default_source: str | None)
 
 _BUILDERS: dict[str, Callable[..., Any]] = {"gpus": _gpu, "models": _model, "precisions": _precision}
 
-
-# --------------------------------------------------------------------------- output for `python -m engine catalog`
-
-def catalog_as_json(catalog: Catalog) -> dict:
-    """Everything in the catalogue as JSON-ready data (SI units), entries in catalogue order."""
-    def plain(entry: Gpu | Model | Precision) -> dict:
-        data = asdict(entry)
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in data.items()}
-    return {
-        "gpus": [plain(gpu) for gpu in catalog.gpus.values()],
-        "models": [plain(model) for model in catalog.models.values()],
-        "precisions": [plain(precision) for precision in catalog.precisions.values()],
-        "tokenizers": tokenizers_as_json(),
-        "warnings": list(catalog.warnings),
-    }
-
-
-def catalog_as_text(catalog: Catalog) -> str:
-    """A readable listing with units and the source of every entry."""
-    lines = ["GPUs (dense peaks; link figures count both directions)"]
-    for gpu in catalog.gpus.values():
-        peaks = ", ".join(f"{key.upper()} {_peak_text(key, value)}" for key, value in gpu.flops_per_second.items())
-        lines += [
-            f"  {gpu.id}: {gpu.name} ({gpu.vendor}){_origin_text(gpu.origin)}",
-            f"    memory {format_bytes(gpu.memory_bytes)} at {format_bandwidth(gpu.memory_bandwidth_bytes_per_second)}",
-            f"    peak {peaks}",
-            f"    GPU link {format_bandwidth(gpu.interconnect_bytes_per_second)}: {gpu.interconnect}",
-            f"    host link {format_bandwidth(gpu.pcie_bytes_per_second)}" + (f": {gpu.pcie}" if gpu.pcie else ""),
-        ]
-        if gpu.estimated:
-            lines.append(f"    estimates, not published figures: {', '.join(gpu.estimated)}")
-        lines += _source_lines(gpu.source, gpu.sources, gpu.notes)
-    lines += ["", "Models"]
-    for model in catalog.models.values():
-        kv = ("latent KV" if model.uses_mla else
-              f"{model.kv_heads} KV heads" if model.kv_heads != model.attention_heads else "no KV sharing")
-        lines += [
-            f"  {model.id}: {model.name}{_origin_text(model.origin)}",
-            f"    {model.layers} layers, hidden {format_count(model.hidden_size)}, "
-            f"{model.attention_heads} heads x {model.head_dim} ({kv}), MLP {format_count(model.intermediate_size)}, "
-            f"vocabulary {format_count(model.vocab_size)}, embeddings {'tied' if model.tied_embeddings else 'untied'}",
-            f"    published parameters {_billions(model.published_parameters)}"
-            + (f", {_billions(model.published_active_parameters)} per token" if model.published_active_parameters else ""),
-        ]
-        if model.is_moe:
-            lines.append(f"    mixture of experts: {model.experts} experts, {model.experts_per_token} per token, "
-                         f"width {format_count(model.expert_intermediate_size)}"
-                         + (f", {model.shared_experts} shared" if model.shared_experts else "")
-                         + (f", first {model.dense_layers} layers dense" if model.dense_layers else ""))
-        if model.uses_mla:
-            lines.append(f"    latent attention: q rank {model.q_lora_rank}, kv rank {model.kv_lora_rank}, "
-                         f"head dims {model.qk_nope_head_dim} + {model.qk_rope_head_dim} (RoPE), v {model.v_head_dim}")
-        lines += _source_lines(model.source, model.sources, model.notes)
-    lines += ["", "Precisions"]
-    for precision in catalog.precisions.values():
-        unit = "byte" if precision.bytes_per_value == 1 else "bytes"
-        lines += [f"  {precision.id}: {precision.name}, {precision.bytes_per_value:g} {unit} per value, "
-                  f"computes at the {precision.compute_precision.upper()} peak",
-                  f"    source: {precision.source}"]
-    lines += ["", "Tokenizers (vocabularies ship with the app; nothing is downloaded)", tokenizers_as_text().rstrip("\n")]
-    if catalog.warnings:
-        lines += ["", "Problems in your catalogue file"] + [f"  {warning}" for warning in catalog.warnings]
-    return "\n".join(lines) + "\n"
-
-
-def _peak_text(precision: str, flops: float) -> str:
-    text = format_flops(flops)
-    return text.replace("TFLOPS", "TOPS") if precision.startswith("int") else text
-
-
-def _billions(count: float) -> str:
-    return f"{count / 1e9:g}B"
-
-
-def _origin_text(origin: str) -> str:
-    return "" if origin == "built-in" else f" [from {origin}]"
-
-
-def _source_lines(source: str, sources: dict[str, str], notes: str) -> list[str]:
-    lines = [f"    source: {source}"]
-    lines += [f"    source of {name}: {text}" for name, text in sources.items()]
-    if notes:
-        lines.append(f"    note: {notes}")
-    return lines

@@ -19,6 +19,7 @@ Bad input never shows a traceback: the one sentence of the ``InputError``
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import math
 import re
@@ -27,6 +28,7 @@ from typing import Callable
 
 from engine.errors import InputError
 from engine.scenario import PRICE_ALLOWED, WHOLE_NUMBER_FIELDS, Scenario, allowed_whole_number
+from engine.units import format_count, format_hex_byte
 
 EXIT_BAD_INPUT = 2
 _DEFAULTS = Scenario()
@@ -80,6 +82,20 @@ def _number_option(option: str, field: str) -> Callable[[str], int | float]:
     return parse
 
 
+# ----------------------------------------------------------------------------- the user's catalogue
+
+def catalog_with_warnings(catalog=None):
+    """The catalogue to use (default: built-in plus the user's file), after printing on stderr,
+    one line each, every problem found in the user's file, so that a later "Unknown GPU"
+    or a missing entry in a listing is explained before it is seen."""
+    from engine.catalog import default_catalog
+
+    catalog = default_catalog() if catalog is None else catalog
+    for warning in catalog.warnings:
+        print(_printable(" ".join(warning.split())), file=sys.stderr)
+    return catalog
+
+
 # ----------------------------------------------------------------------------- report
 
 def add_report_command(commands) -> None:
@@ -109,6 +125,7 @@ def run_report(args: argparse.Namespace, catalog=None) -> int:
     from engine.compute import report_for, resolve
     from engine.report_text import report_as_text
 
+    catalog = catalog_with_warnings(catalog)
     scenario, gpu, model, weights, kv = resolve(Scenario(
         gpu=args.gpu, model=args.model, weights=args.weights, kv=args.kv, gpus=args.gpus,
         batch=args.batch, prompt_tokens=args.prompt, output_tokens=args.output,
@@ -131,9 +148,9 @@ def add_catalog_command(commands) -> None:
 
 
 def run_catalog(args: argparse.Namespace, catalog=None) -> int:
-    from engine.catalog import catalog_as_json, catalog_as_text, default_catalog
+    from engine.catalog import catalog_as_json, catalog_as_text
 
-    catalog = default_catalog() if catalog is None else catalog
+    catalog = catalog_with_warnings(catalog)
     if args.json:
         data = catalog_as_json(catalog)
         print(data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False))
@@ -160,6 +177,7 @@ def add_tokens_command(commands) -> None:
 def run_tokens(args: argparse.Namespace, catalog=None) -> int:
     from engine.tokens import tokenize, tokenizers_as_json, tokenizers_as_text
 
+    catalog_with_warnings(catalog)
     if args.list:
         if args.json:
             print(json.dumps(tokenizers_as_json(), indent=2, ensure_ascii=False))
@@ -178,7 +196,7 @@ def run_tokens(args: argparse.Namespace, catalog=None) -> int:
     if args.json:
         print(json.dumps(result.to_json_dict(), ensure_ascii=False))
     else:
-        print(f"{result.count} {'token' if result.count == 1 else 'tokens'} ({result.tokenizer})")
+        print(f"{format_count(result.count)} {'token' if result.count == 1 else 'tokens'} ({result.tokenizer})")
         if result.pieces:
             print(" ".join(f"[{_visible(piece)}]" for piece in result.pieces))
     return 0
@@ -203,13 +221,14 @@ def _read_text_file(path: str) -> str:
         reason = getattr(error, "strerror", None) or str(error)
         raise _BadUsage(f"--file {shown} cannot be read: {reason}.") from None
     if len(data) > MAX_TEXT_BYTES:
-        raise _BadUsage(f"--file {shown} holds more than {MAX_TEXT_BYTES:,} bytes; "
-                        f"at most {MAX_TEXT_BYTES:,} bytes of text can be cut at once.")
+        limit = format_count(MAX_TEXT_BYTES)
+        raise _BadUsage(f"--file {shown} holds more than {limit} bytes; "
+                        f"at most {limit} bytes of text can be cut at once.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise _BadUsage(f"--file {shown} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset "
-                        f"{error.start}); save it as UTF-8.") from None
+        raise _BadUsage(f"--file {shown} is not UTF-8 text (byte {format_hex_byte(data[error.start])} at offset "
+                        f"{format_count(error.start)}); save it as UTF-8.") from None
 
 
 def _visible(piece: str) -> str:
@@ -244,6 +263,11 @@ def main(argv: list[str] | None = None, catalog=None) -> int:
     except (InputError, _BadUsage) as error:
         print(_printable(str(error)), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # The reader went away (``... | head``): nothing more to say, and no traceback.
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _value_options(parser: argparse.ArgumentParser) -> set[str]:

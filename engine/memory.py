@@ -12,12 +12,33 @@ The allowance is stated, not hidden:
 
 - ``RUNTIME_BYTES_PER_GPU`` = 1 GiB for the CUDA context, kernels, cuBLAS
   workspace and the serving framework's own buffers;
-- the activation workspace of one prefill pass: for every token in flight
-  (``batch * prompt_tokens``) the residual stream and its normalised copy
-  (``2 * hidden``), the q/k/v projections and the MLP's gate and up outputs
-  (split across GPUs), in 16-bit values; plus FP32 logits of the last position
-  of every sequence (``batch * vocab * 4``). Flash attention never stores the
-  ``prompt x prompt`` score matrix, so it is not counted.
+- the activation workspace of one forward pass: for every token in the pass
+  the residual stream and its normalised copy (``2 * hidden``), the q/k/v
+  projections and the MLP's gate and up outputs (split across GPUs), in 16-bit
+  values; plus FP32 logits of the last position of every sequence
+  (``batch * vocab * 4``). Flash attention never stores the ``prompt x prompt``
+  score matrix, so it is not counted.
+
+Tokens in one pass: ``min(batch * prompt_tokens, PREFILL_CHUNK_TOKENS)``.
+Servers prefill long prompts in chunks: vLLM V1 always enables chunked
+prefill and splits any prefill that does not fit its per-pass token budget
+``max_num_batched_tokens`` (docs.vllm.ai, "Optimization and Tuning",
+Chunked Prefill); the budget defaults to 8,192 tokens for ``vllm serve`` on
+GPUs with at least 70 GiB (H100, H800, H200, MI300X) and 2,048 on smaller ones
+(``EngineArgs`` defaults in vllm/engine/arg_utils.py). The allowance takes
+the larger, 8,192, so it never understates a pass. Without the cap, DeepSeek-V3
+on 8 GPUs at batch 64 with a 128K prompt would "need" over 400 GB of
+activations per GPU, which no server allocates. A decode step (``batch`` tokens,
+at most 4,096) always fits inside the cap.
+
+Only memory uses chunks: the prefill's time (``engine.passes``) is still
+reckoned as one pass. Chunking re-reads the weights once per chunk, but a
+chunk of 8,192 tokens has an arithmetic intensity far above every GPU's ridge
+point (a few hundred FLOP/byte), so the pass stays compute-bound and its time
+changes little.
+
+The longest context and the most sequences (``plan_memory``) use this same
+allowance, so the three answers (fits, longest context, most sequences) agree.
 
 Llama 3.1 70B at FP8 (70.6 GB) plus KV for 1,500 tokens (0.49 GB) plus this
 allowance (about 1.2 GB) fits on an 80 GB H800, as the seed says.
@@ -34,6 +55,7 @@ from engine.units import GiB
 RUNTIME_BYTES_PER_GPU = 1 * GiB
 ACTIVATION_BYTES_PER_VALUE = 2.0
 LOGIT_BYTES_PER_VALUE = 4.0
+PREFILL_CHUNK_TOKENS = 8192      # vLLM V1's default max_num_batched_tokens on >= 70 GiB GPUs (module docstring)
 
 
 def mlp_width_per_token(model: Model) -> int:
@@ -58,9 +80,14 @@ def activation_bytes_per_token(model: Model, gpus: int) -> float:
     return (2 * model.hidden_size + split) * ACTIVATION_BYTES_PER_VALUE
 
 
+def tokens_per_pass(batch: int, prompt_tokens: int) -> int:
+    """Tokens in the biggest forward pass: the batch's prompts, in chunks of at most ``PREFILL_CHUNK_TOKENS``."""
+    return min(batch * prompt_tokens, PREFILL_CHUNK_TOKENS)
+
+
 def allowance_bytes_per_gpu(model: Model, gpus: int, batch: int, prompt_tokens: int) -> float:
-    """Runtime allowance plus the activation workspace of the prefill pass, per GPU."""
-    activations = batch * prompt_tokens * activation_bytes_per_token(model, gpus)
+    """Runtime allowance plus the activation workspace of the biggest pass (a prefill chunk), per GPU."""
+    activations = tokens_per_pass(batch, prompt_tokens) * activation_bytes_per_token(model, gpus)
     logits = batch * model.vocab_size * LOGIT_BYTES_PER_VALUE
     return RUNTIME_BYTES_PER_GPU + activations + logits
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 from engine.catalog_types import Gpu, Model
 from engine.errors import InputError
 from engine.scenario import MAX_GPUS
+from engine.units import format_count
 
 ALLREDUCES_PER_LAYER = 2
 ACTIVATION_BYTES_PER_VALUE = 2.0     # activations travel in FP16/BF16
@@ -111,14 +112,14 @@ def allowed_gpu_counts(model: Model, limit: int = MAX_GPUS) -> tuple[int, ...]:
 
 def or_list(numbers) -> str:
     """1, 2, 4 -> "1, 2 or 4"."""
-    shown = [f"{n:,}" for n in numbers]
+    shown = [format_count(n) for n in numbers]
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
 _REFUSALS = {
-    "heads": "{model}'s {size:,} attention heads cannot be split evenly over {got:,} GPUs",
-    "kv_heads": "{model}'s {size:,} KV heads can be neither split evenly over {got:,} GPUs nor copied evenly to them",
-    "mlp": "{model}'s MLP width of {size:,} values cannot be split evenly over {got:,} GPUs",
+    "heads": "{model}'s {size} attention heads cannot be split evenly over {got} GPUs",
+    "kv_heads": "{model}'s {size} KV heads can be neither split evenly over {got} GPUs nor copied evenly to them",
+    "mlp": "{model}'s MLP width of {size} values cannot be split evenly over {got} GPUs",
 }
 
 
@@ -135,6 +136,6 @@ def check_gpu_count(model: Model, gpus: int) -> None:
     part, size = uneven
     counts = allowed_gpu_counts(model)
     raise InputError(
-        _REFUSALS[part].format(model=model.name, size=size, got=gpus)
+        _REFUSALS[part].format(model=model.name, size=format_count(size), got=format_count(gpus))
         + f"; tensor parallelism allows {or_list(counts)} GPUs.",
         f"parallel.uneven_{part}", {"model": model.name, "size": size, "got": gpus, "counts": counts})

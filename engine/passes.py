@@ -22,6 +22,11 @@ Bytes through each GPU's HBM (under tensor parallelism each GPU reads its slice)
 - activations are left out: they stay in on-chip memory or are small next to
   weights and KV (a few MB per pass against GB).
 
+The prefill is timed as one pass, although servers run a long prompt in chunks
+(``engine.memory.PREFILL_CHUNK_TOKENS``): each chunk reads the weights again,
+but a chunk of thousands of tokens stays far above the ridge point, so the
+prefill stays compute-bound and its time changes little.
+
 Decode FLOPs and bytes are linear in the context, ``fixed + per_context_token * c``,
 which lets ``engine.request`` sum a whole output in closed form.
 """

@@ -83,11 +83,21 @@ class Report:
         """How many times an output token costs an input token (defined even at a price of 0)."""
         return self.output_to_input_cost_ratio
 
+    # Byte counts the JSON gives as whole numbers (ints): memory is counted in whole bytes, and a
+    # fraction (an average over MoE experts or over a batch) says nothing a person could use.
+    # Seconds, FLOP, shares and dollars stay floats.
+    JSON_WHOLE_BYTES = ("weights_bytes", "weights_bytes_per_gpu", "kv_bytes_per_token", "kv_bytes",
+                        "hbm_bytes_per_gpu", "free_bytes_per_gpu", "prefill.bytes", "decode.bytes_per_token")
+
     def to_json_dict(self) -> dict:
-        """The contract's JSON object: exactly ``JSON_KEYS``, in that order."""
+        """The contract's JSON object: exactly ``JSON_KEYS``, in that order; byte counts rounded to whole bytes."""
         full = asdict(self)
         out = {key: full[key] for key in self.JSON_KEYS}
         out["prefill"] = {k: full["prefill"][k] for k in ("flops", "bytes", "seconds", "bound")}
         out["decode"] = {k: full["decode"][k] for k in
                          ("flops_per_token", "bytes_per_token", "seconds_per_token", "bound")}
+        for path in self.JSON_WHOLE_BYTES:
+            *parent, key = path.split(".")
+            table = out[parent[0]] if parent else out
+            table[key] = round(table[key])
         return out

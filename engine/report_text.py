@@ -9,7 +9,8 @@ from engine.report import Report
 from engine.scenario import Scenario
 from engine.units import (
     format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_intensity,
-    format_parameters, format_percent, format_ratio, format_seconds, format_usd,
+    format_parameters, format_percent, format_ratio, format_seconds, format_tokens_per_second, format_usd,
+    format_value_size,
 )
 
 LABEL_WIDTH = 27
@@ -28,8 +29,9 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
     """The whole report in a few readable blocks: memory, roofline, request, cost."""
     sc, r = scenario, report
     context = sc.prompt_tokens + sc.output_tokens
+    gpus = format_count(sc.gpus)
     lines = [
-        f"{model.name} on {sc.gpus} × {gpu.name} ({sc.mode} mode)",
+        f"{model.name} on {gpus} × {gpu.name} ({sc.mode} mode)",
         f"weights {weights.name}, KV cache {kv.name}; batch {format_count(sc.batch)}; "
         f"prompt {_plural(sc.prompt_tokens, 'token', 'tokens')}; "
         f"output {_plural(sc.output_tokens, 'token', 'tokens')}",
@@ -37,20 +39,19 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
         f"Memory per GPU (of {format_bytes(r.hbm_bytes_per_gpu)})",
         _line("weights", f"{format_bytes(r.weights_bytes_per_gpu)}   "
                          f"({format_parameters(r.parameters)} parameters × "
-                         f"{weights.bytes_per_value:g} byte{'' if weights.bytes_per_value == 1 else 's'}"
-                         f"{f' / {sc.gpus} GPUs' if sc.gpus > 1 else ''})"),
+                         f"{format_value_size(weights.bytes_per_value)}"
+                         f"{f' / {gpus} GPUs' if sc.gpus > 1 else ''})"),
         _line("KV cache", f"{format_bytes(r.kv_bytes_per_gpu)}   "
                           f"({format_bytes(r.kv_bytes_per_token, binary=True)} per token × "
                           f"{_plural(context, 'token', 'tokens')} × {_plural(sc.batch, 'sequence', 'sequences')})"),
         _line("runtime allowance", format_bytes(r.overhead_bytes_per_gpu)),
-        _line("free", f"{format_bytes(r.free_bytes_per_gpu)}   " + ("fits" if r.fits else "does NOT fit")),
-        _line("longest context that fits", f"{_plural(r.max_context_tokens, 'token', 'tokens')} per sequence "
-                                 f"at batch {format_count(sc.batch)}"),
-        _line("most sequences", f"{format_count(r.max_sequences)} of {_plural(context, 'token', 'tokens')}"),
+        *_fit_lines(sc, r, context),
         "",
-        f"Roofline ({format_flops(r.peak_flops_per_gpu)} {r.compute_precision.upper()}, "
-        f"{format_bandwidth(gpu.memory_bandwidth_bytes_per_second)} per GPU)",
     ]
+    if not r.fits:
+        lines.append("The timings below are hypothetical: they assume the model and its KV cache would fit.")
+    lines.append(f"Roofline ({format_flops(r.peak_flops_per_gpu)} {r.compute_precision.upper()}, "
+                 f"{format_bandwidth(gpu.memory_bandwidth_bytes_per_second)} per GPU)")
     if r.weight_only:
         lines.append(_line("note", f"{gpu.name} has no {weights.compute_precision.upper()} peak: "
                                    f"weight-only {weights.name}, matmuls at {r.compute_precision.upper()}"))
@@ -66,13 +67,13 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
     if sc.gpus > 1:
         lines.append(_line("all-reduce", f"prefill {format_seconds(r.prefill.allreduce_seconds)}, "
                                          f"decode step {format_seconds(r.allreduce_seconds_per_step)} "
-                                         f"(tensor parallel over {sc.gpus} GPUs)"))
+                                         f"(tensor parallel over {gpus} GPUs)"))
     lines += [
         "",
         "Request",
         _line("time to first token", format_seconds(r.ttft_seconds)),
         _line("time per output token", f"{format_seconds(r.tpot_seconds)}   "
-                                       f"({1 / r.tpot_seconds:.3g} tokens/s per sequence)"),
+                                       f"({format_tokens_per_second(1 / r.tpot_seconds)} per sequence)"),
         _line("total", f"{format_seconds(r.total_seconds)}   "
                        f"({format_percent(r.decode_share)} of it decoding)"),
         "",
@@ -82,3 +83,21 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
                         f"({format_ratio(r.output_to_input_price_ratio)} input)"),
     ]
     return "\n".join(lines)
+
+
+def _fit_lines(sc: Scenario, r: Report, context: int) -> list[str]:
+    """Whether it fits and how much room is left; when it does not, what is too big, and no 0-token lines."""
+    of = f"of {format_bytes(r.hbm_bytes_per_gpu)} per GPU"
+    if r.fits:
+        lines = [_line("free", f"{format_bytes(r.free_bytes_per_gpu)}   fits")]
+    elif r.weights_bytes_per_gpu > r.hbm_bytes_per_gpu:
+        lines = [_line("does not fit", f"the weights alone need {format_bytes(r.weights_bytes_per_gpu)} {of}")]
+    else:
+        lines = [_line("does not fit", f"everything together needs {format_bytes(r.used_bytes_per_gpu)} {of} "
+                                       f"(short by {format_bytes(-r.free_bytes_per_gpu)})")]
+    if r.max_context_tokens > 0:
+        lines.append(_line("longest context that fits", f"{_plural(r.max_context_tokens, 'token', 'tokens')} "
+                                                        f"per sequence at batch {format_count(sc.batch)}"))
+    if r.max_sequences > 0:
+        lines.append(_line("most sequences", f"{format_count(r.max_sequences)} of {_plural(context, 'token', 'tokens')}"))
+    return lines

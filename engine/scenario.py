@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
 from engine.errors import InputError
+from engine.units import format_count
 
 MODES = ("ideal", "realistic")
 MAX_GPUS = 64
@@ -38,13 +39,13 @@ WHOLE_NUMBER_FIELDS = {
     "prompt_tokens": ("The prompt length", 1, MAX_CONTEXT_TOKENS, " tokens"),
     "output_tokens": ("The output length", 1, MAX_CONTEXT_TOKENS, " tokens"),
 }
-PRICE_ALLOWED = f"a number from 0 to {MAX_USD_PER_GPU_HOUR:,.0f} US dollars"
+PRICE_ALLOWED = f"a number from 0 to {format_count(MAX_USD_PER_GPU_HOUR)} US dollars"
 
 
 def allowed_whole_number(field: str) -> str:
     """What ``field`` may be, as the end of a sentence: "a whole number from 1 to 64"."""
     _, low, high, unit = WHOLE_NUMBER_FIELDS[field]
-    return f"a whole number from {low:,} to {high:,}{unit}"
+    return f"a whole number from {format_count(low)} to {format_count(high)}{unit}"
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class Scenario:
 def _shown(value) -> str:
     """A value as the sentence should show it: big integers with separators."""
     if isinstance(value, Integral) and not isinstance(value, bool):
-        return f"{int(value):,}"
+        return format_count(int(value))
     return repr(value)
 
 
@@ -81,7 +82,7 @@ def _whole_number(value, field: str) -> int:
     else:
         raise InputError(f"{allowed}; got {_shown(value)}.", "scenario.whole_number", values)
     if not low <= number <= high:
-        raise InputError(f"{allowed}; got {number:,}.", "scenario.whole_number", {**values, "got": number})
+        raise InputError(f"{allowed}; got {format_count(number)}.", "scenario.whole_number", {**values, "got": number})
     return number
 
 
@@ -121,8 +122,8 @@ def validate_scenario(scenario: Scenario) -> Scenario:
     output = _whole_number(scenario.output_tokens, "output_tokens")
     if prompt + output > MAX_CONTEXT_TOKENS:
         raise InputError(
-            f"Prompt plus output must be at most {MAX_CONTEXT_TOKENS:,} tokens; "
-            f"got {prompt:,} + {output:,} = {prompt + output:,}.",
+            f"Prompt plus output must be at most {format_count(MAX_CONTEXT_TOKENS)} tokens; "
+            f"got {format_count(prompt)} + {format_count(output)} = {format_count(prompt + output)}.",
             "scenario.context", {"high": MAX_CONTEXT_TOKENS, "prompt": prompt, "output": output,
                                  "got": prompt + output})
     price = _price(scenario.usd_per_gpu_hour)

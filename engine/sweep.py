@@ -13,6 +13,7 @@ from engine.errors import InputError
 from engine.passes import DecodeStepWork
 from engine.request import Machine
 from engine.scenario import MAX_CONTEXT_TOKENS, Scenario
+from engine.units import format_count
 
 DEFAULT_MAX_CONTEXT_TOKENS = 131072
 
@@ -22,7 +23,7 @@ def context_tokens(max_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS) -> np.ndarray:
     if (isinstance(max_tokens, bool) or not isinstance(max_tokens, (int, np.integer))
             or not 1 <= max_tokens <= MAX_CONTEXT_TOKENS):
         raise InputError(f"The longest context of a sweep must be a whole number from 1 to "
-                         f"{MAX_CONTEXT_TOKENS:,} tokens; got {max_tokens!r}.")
+                         f"{format_count(MAX_CONTEXT_TOKENS)} tokens; got {max_tokens!r}.")
     return np.arange(1, max_tokens + 1, dtype=np.float64)
 
 
@@ -34,7 +35,7 @@ def checked_contexts(contexts) -> np.ndarray:
         values = None
     if values is None or not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > MAX_CONTEXT_TOKENS):
         shown = repr(contexts) if len(repr(contexts)) <= 60 else repr(contexts)[:57] + "..."
-        raise InputError(f"Context lengths must be finite numbers of tokens from 0 to {MAX_CONTEXT_TOKENS:,}; "
+        raise InputError(f"Context lengths must be finite numbers of tokens from 0 to {format_count(MAX_CONTEXT_TOKENS)}; "
                          f"got {shown}.")
     return values
 

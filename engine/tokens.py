@@ -126,7 +126,7 @@ def decode(tokenizer_id: str, ids) -> str:
     bad = next((token_id for token_id in ids
                 if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < vocab.size), None)
     if bad is not None:
-        raise InputError(f"Token id {bad!r} is not in tokenizer {info.id}; ids run from 0 to {vocab.size - 1}.",
+        raise InputError(f"Token id {bad!r} is not in tokenizer {info.id}; ids run from 0 to {format_count(vocab.size - 1)}.",
                          "tokens.bad_id", {"got": bad, "tokenizer": info.id, "high": vocab.size - 1})
     return vocab.decode(ids)
 

@@ -56,6 +56,11 @@ def format_flops(flops_per_second: float, digits: int = 3) -> str:
     return f"{_significant(flops_per_second / TERA, digits)} TFLOPS"
 
 
+def format_ops(ops_per_second: float, digits: int = 3) -> str:
+    """Peak integer throughput in TOPS, as datasheets give INT8/INT4 peaks: 1979e12 -> "1979 TOPS"."""
+    return f"{_significant(ops_per_second / TERA, digits)} TOPS"
+
+
 def format_flop(flop: float, digits: int = 3) -> str:
     """An amount of work: 1.4e14 -> "140 TFLOP"; 1.4e11 -> "140 GFLOP"."""
     return _scaled(flop, ((1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1.0, "FLOP")), digits)
@@ -83,6 +88,21 @@ def format_percent(share: float, digits: int = 3) -> str:
 def format_count(n: float) -> str:
     """131072 -> "131,072"."""
     return f"{int(round(n)):,}"
+
+
+def format_value_size(bytes_per_value: float) -> str:
+    """The bytes of one stored value, unit spelled out: 1 -> "1 byte"; 0.5 -> "0.5 bytes"; 2 -> "2 bytes"."""
+    return f"{_significant(bytes_per_value)} {'byte' if bytes_per_value == 1 else 'bytes'}"
+
+
+def format_tokens_per_second(tokens_per_second: float, digits: int = 3) -> str:
+    """A generation speed: 24.13 -> "24.1 tokens/s"."""
+    return f"{_significant(tokens_per_second, digits)} tokens/s"
+
+
+def format_hex_byte(value: int) -> str:
+    """One byte as programmers write it: 159 -> "0x9f"."""
+    return f"0x{value:02x}"
 
 
 def format_usd(dollars: float, digits: int = 3) -> str:

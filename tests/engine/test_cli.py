@@ -31,12 +31,39 @@ def test_contract_command_prints_exactly_the_json_keys():
     assert data["decode"]["bound"] == "memory" and data["prefill"]["bound"] == "compute"
 
 
+@pytest.mark.parametrize("extra", [[], ["--model", "deepseek-v3", "--weights", "fp8", "--gpus", "8", "--batch", "3", "--prompt", "7"],
+                                   ["--model", "mixtral-8x7b", "--weights", "int4", "--batch", "7"]])
+def test_json_byte_counts_are_whole_numbers_and_times_stay_floats(extra):
+    done = _run("report", "--json", *extra)
+    assert done.returncode == 0, done.stderr
+    assert ".0," not in done.stdout.split('"fits"')[0]          # no 141107412992.0 among the byte counts
+    data = json.loads(done.stdout)
+    byte_counts = [data["weights_bytes"], data["weights_bytes_per_gpu"], data["kv_bytes_per_token"],
+                   data["kv_bytes"], data["hbm_bytes_per_gpu"], data["free_bytes_per_gpu"],
+                   data["prefill"]["bytes"], data["decode"]["bytes_per_token"]]
+    assert all(type(value) is int for value in byte_counts)
+    times_and_work = [data["ttft_seconds"], data["tpot_seconds"], data["total_seconds"], data["prefill"]["seconds"],
+                      data["decode"]["seconds_per_token"], data["prefill"]["flops"], data["decode"]["flops_per_token"],
+                      data["ridge_flops_per_byte"], data["decode_share"], data["usd_per_million_input_tokens"]]
+    assert all(type(value) is float for value in times_and_work)
+
+
+def test_json_rounds_each_byte_count_to_the_nearest_byte():
+    from tests.engine.fixtures import report
+    r = report(model="deepseek-v3", weights="fp8", gpus=8, batch=3, prompt_tokens=7)
+    assert r.prefill.bytes != int(r.prefill.bytes)                # the MoE average is fractional inside the engine
+    data = r.to_json_dict()
+    assert data["prefill"]["bytes"] == round(r.prefill.bytes)
+    assert data["free_bytes_per_gpu"] == round(r.free_bytes_per_gpu)
+    assert data["prefill"]["seconds"] == r.prefill.seconds
+
+
 def test_readable_report_has_units(capsys):
     assert main(CONTRACT) == 0
     text = capsys.readouterr().out
     for unit in (" GB", " ms", "TFLOPS", "KiB", "FLOP/byte", "$"):
         assert unit in text
-    assert "does NOT fit" in text
+    assert "does not fit               the weights alone need 141 GB of 80 GB per GPU" in text
 
 
 def test_defaults_are_the_contract_values(capsys):
@@ -115,3 +142,22 @@ def test_the_catalogue_command_lists_with_sources():
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert "h800" in json.dumps(data)
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path):
+    """``python -m engine tokens ... | head -1``: the pipe closes early; no traceback, exit 0.
+
+    The output (several MB) is far larger than a pipe's buffer, so the writer is still writing
+    when the reader leaves."""
+    import subprocess
+    import sys
+    text = tmp_path / "long.txt"
+    text.write_text("The belt brings the boxes. 传送带把箱子送来。\n" * 5000, encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "engine", "tokens", "--tokenizer", "gpt2", "--json",
+                                "--file", str(text)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.read(1)
+    process.stdout.close()          # the reader goes away after one byte
+    error = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=60) == 0
+    assert "Traceback" not in error and "BrokenPipe" not in error

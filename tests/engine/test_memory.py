@@ -47,13 +47,34 @@ def test_allowance_is_stated_and_small():
     assert r.free_bytes_per_gpu == pytest.approx(r.hbm_bytes_per_gpu - r.used_bytes_per_gpu)
 
 
-def test_allowance_grows_with_tokens_in_flight():
+def test_allowance_grows_with_tokens_in_flight_up_to_one_prefill_chunk():
+    chunk = memory.PREFILL_CHUNK_TOKENS
     small = memory.allowance_bytes_per_gpu(fx.LLAMA_31_8B, 1, 1, 100)
+    one_chunk = memory.allowance_bytes_per_gpu(fx.LLAMA_31_8B, 1, 1, chunk)
+    assert one_chunk > small + 0.5 * GB
+    # Past one chunk only the logits (one row per sequence) grow: 8 x 8,000 tokens are prefilled 8,192 at a time.
     big = memory.allowance_bytes_per_gpu(fx.LLAMA_31_8B, 1, 8, 8000)
-    assert big > small + 1 * GB
+    assert big == pytest.approx(one_chunk + 7 * fx.LLAMA_31_8B.vocab_size * memory.LOGIT_BYTES_PER_VALUE)
+    assert memory.tokens_per_pass(8, 8000) == chunk and memory.tokens_per_pass(2, 1000) == 2000
 
 
-@pytest.mark.parametrize("batch, prompt, output", [(1, 1000, 500), (8, 4000, 4000), (64, 2000, 2000)])
+def test_a_long_prompt_is_prefilled_in_chunks_not_held_at_once():
+    # DeepSeek-V3 on 8 GPUs, 64 prompts of 128K tokens: all at once would be over 400 GB of activations per GPU.
+    r = report(gpu="h800", model="deepseek-v3", weights="fp8", gpus=8, batch=64, prompt_tokens=131072,
+               output_tokens=1000)
+    assert r.overhead_bytes_per_gpu < 2 * GiB
+    assert r.overhead_bytes_per_gpu == pytest.approx(memory.allowance_bytes_per_gpu(
+        fx.DEEPSEEK_V3, 8, 64, memory.PREFILL_CHUNK_TOKENS // 64))
+
+
+def test_a_long_prompt_fits_when_weights_and_kv_fit():
+    # 16 GB of weights + 52 GB of KV on an 80 GB H800: fits, as a chunked-prefill server would run it.
+    r = report(gpu="h800", model="llama-3.1-8b", batch=12, prompt_tokens=32000, output_tokens=1000)
+    assert r.fits and r.max_sequences >= 12 and r.max_context_tokens >= 33000
+
+
+@pytest.mark.parametrize("batch, prompt, output", [(1, 1000, 500), (8, 4000, 4000), (64, 2000, 2000),
+                                                   (12, 32000, 1000), (13, 40000, 1000), (1, 500000, 1000)])
 def test_longest_context_and_most_sequences_agree_with_fits(batch, prompt, output):
     r = report(model="llama-3.1-8b", gpu="a100-80gb", batch=batch, prompt_tokens=prompt, output_tokens=output)
     assert r.fits == (r.max_sequences >= batch) == (r.max_context_tokens >= prompt + output)

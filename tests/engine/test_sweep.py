@@ -42,6 +42,17 @@ def test_most_sequences_curve_matches_the_report():
     assert counts[0] >= 2 * counts[1] - 1 and counts[2] < counts[0] / 50
 
 
+def test_a_long_prompt_curve_uses_the_reports_chunked_allowance():
+    # 12 prompts of 32,000 tokens: the sweep's room for KV is the report's, with the prefill chunked.
+    scenario = Scenario(model="llama-3.1-8b", gpu="h800", batch=12, prompt_tokens=32000, output_tokens=1000)
+    report = compute_report(scenario)
+    assert report.fits
+    assert sweep.max_sequences_for_contexts(scenario, np.array([33000]))[0] == report.max_sequences
+    free = sweep.free_bytes_per_gpu_for_contexts(scenario, np.array([33000, report.max_context_tokens,
+                                                                     report.max_context_tokens + 1]))
+    assert free[0] == pytest.approx(report.free_bytes_per_gpu) and free[1] >= 0 > free[2]
+
+
 @pytest.mark.parametrize("bad", [[1.0, float("nan")], [-1], [1e12], "long", [[1, "x"]], None])
 def test_bad_contexts_are_one_input_error(bad):
     from engine import InputError

@@ -1,0 +1,67 @@
+"""The readable report says plainly when a scenario does not fit, and marks its timings as hypothetical."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.cli import main
+from engine.compute import report_for, resolve
+from engine.report_text import report_as_text
+from engine.scenario import Scenario
+from tests.engine import fixtures as fx
+
+NOTE = "The timings below are hypothetical: they assume the model and its KV cache would fit."
+
+
+def text_of(**fields) -> str:
+    scenario, gpu, model, weights, kv = resolve(Scenario(**fields), fx.CATALOG)
+    return report_as_text(scenario, report_for(scenario, gpu, model, weights, kv), gpu, model, weights, kv)
+
+
+def lines_of(text: str) -> list[str]:
+    return text.splitlines()
+
+
+def test_weights_too_big_for_one_gpu_say_so_without_zero_token_lines():
+    text = text_of(gpu="h800", model="llama-3.1-70b", weights="fp16", prompt_tokens=1000, output_tokens=500)
+    assert "  does not fit               the weights alone need 141 GB of 80 GB per GPU" in lines_of(text)
+    assert " 0 tokens" not in text and "most sequences" not in text and "longest context" not in text
+    assert "free " not in text
+
+
+def test_the_hypothetical_note_comes_right_before_the_timings():
+    lines = lines_of(text_of(gpu="h800", model="llama-3.1-70b", weights="fp16"))
+    assert lines.count(NOTE) == 1
+    assert lines[lines.index(NOTE) + 1].startswith("Roofline")
+    assert lines.index(NOTE) < lines.index("Request")
+
+
+def test_kv_too_big_names_the_total_and_the_shortfall_and_keeps_the_useful_limits():
+    # 16 GB of weights fit an 80 GB A100; 500,500 tokens of KV (66 GB) do not fit beside them.
+    text = text_of(gpu="a100-80gb", model="llama-3.1-8b", prompt_tokens=500_000, output_tokens=500)
+    [line] = [line for line in lines_of(text) if "does not fit" in line]
+    assert "everything together needs 83.4 GB of 80 GB per GPU (short by 3.44 GB)" in line
+    assert "longest context that fits  474,247 tokens per sequence at batch 1" in text   # still useful: > 0
+    assert "most sequences" not in text                                                # 0 sequences: left out
+    assert NOTE in text
+
+
+def test_a_scenario_that_fits_has_no_note_and_shows_its_room():
+    text = text_of(gpu="h800", model="llama-3.1-70b", weights="fp8", prompt_tokens=1000, output_tokens=500)
+    assert NOTE not in text and "does not fit" not in text
+    assert "  free                       7.71 GB   fits" in lines_of(text)
+    assert "most sequences             16 of 1,500 tokens" in text
+    assert "(70.6B parameters × 1 byte)" in text and "tokens/s per sequence" in text
+
+
+def test_the_json_of_a_scenario_that_does_not_fit_keeps_every_key(capsys):
+    assert main(["report", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["fits"] is False and data["ttft_seconds"] > 0 and data["free_bytes_per_gpu"] < 0
+
+
+@pytest.mark.parametrize("gpus", [2, 4])
+def test_gpu_counts_in_the_text_go_through_units(gpus):
+    text = text_of(gpu="h800", model="llama-3.1-70b", weights="fp16", gpus=gpus)
+    assert f"on {gpus} × NVIDIA H800" in text and f"/ {gpus} GPUs" in text
