@@ -52,27 +52,35 @@ def _startup_notes(app: QApplication, language: Language, loaded: settings_store
         notes.append(language.text("app.note.settings_reset", fields=", ".join(loaded.reset_fields)))
     if install_cjk_fallback(app) is None:
         notes.append(language.text("app.note.no_cjk_font"))
-    notes.extend(default_catalog().warnings)
+    notes.extend(language.text("app.note.catalog_warning", detail=warning) for warning in default_catalog().warnings)
     for note in notes:
         print(note, file=sys.stderr)
     return notes
 
 
-def run_export(directory: Path, language: Language, size: QSize, theme_id: str) -> int:
-    """Every scene at its last build to ``directory``: NN-key.png and handout.pdf. Returns the exit code."""
+def run_export(directory: Path, language: Language, size: QSize, theme_id: str,
+               scene_number: int | None = None) -> int:
+    """Every scene (or only scene ``scene_number``) at its last build to ``directory``: NN-key.png and handout.pdf.
+
+    Returns the exit code: 0, 2 when ``directory`` is no place to write (a file, no permission,
+    a read-only disk), 1 when writing failed for another reason (a full disk).
+    """
     from desktop import export
+    from desktop.error_text import write_problem
     app = create_application()
     _startup_notes(app, language, None)
     theme = THEMES[theme_id]
     apply_theme(app, theme)
     store = ScenarioStore(Scenario())     # the default scenario: the same pictures every time
     try:
-        for path in export.export_scenes(scene_classes(), language, store, theme, size,
+        classes = scene_classes() if scene_number is None else (scene_class(scene_number),)
+        for path in export.export_scenes(classes, language, store, theme, size,
                                          png_dir=directory, pdf_path=directory / export.HANDOUT_FILE):
             print(language.text("app.export.wrote", path=str(path)))
-    except OSError as problem:
-        print(language.text("app.note.export_failed", error=str(problem)), file=sys.stderr)
-        return 1
+    except OSError as error:
+        problem = write_problem(error, directory, is_folder=True)
+        print(problem.sentence(language), file=sys.stderr)
+        return 2 if problem.bad_path else 1
     return 0
 
 
@@ -111,12 +119,8 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
     if theme_id:
         settings.theme = theme_id
     notes = _startup_notes(app, language, loaded)
-    if scene_number is not None:
-        if scene_class(scene_number) is None:
-            notes.append(language.text("app.note.no_such_scene", number=scene_number))
-            print(notes[-1], file=sys.stderr)
-        else:
-            settings.last_scene = scene_number
+    if scene_number is not None:         # the command line has checked that it exists
+        settings.last_scene = scene_number
     store = ScenarioStore(settings.scenario, language=language)
     window = MainWindow(language, store, settings, default_catalog(), scene_classes())
     _show_errors_inline(window, language)

@@ -54,6 +54,10 @@ _SHIFT = Qt.KeyboardModifier.ShiftModifier
 _RELEVANT_MODIFIERS = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier | \
     Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.MetaModifier
 _DIGITS = {getattr(Qt.Key, f"Key_{d}"): d for d in range(10)}
+# How the key help writes a key of BINDINGS: arrows as arrows, a word (text key app.key_name.<name>) in the
+# user's language, any other key as it is spelled in BINDINGS.
+KEY_SYMBOLS = {"Right": "→", "Left": "←", "Up": "↑", "Down": "↓", "PgDown": "PgDn"}
+KEY_WORDS = {"Space": "space"}
 _ENTER = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 
 
@@ -79,6 +83,22 @@ def command_for(key: int, modifiers: Qt.KeyboardModifier) -> str | None:
 def key_label(command: str) -> str:
     """The first key of a command as the platform writes it, for menus."""
     return QKeySequence(BINDINGS[command][0]).toString(QKeySequence.SequenceFormat.NativeText)
+
+
+def help_rows(text) -> list[tuple[str, str]]:
+    """The key help's rows, (keys, what they do), in BINDINGS order; ``text`` is ``Language.text``.
+
+    The key column is made from BINDINGS, so the help cannot name a key that does
+    something else; the texts hold only the descriptions (and the digits row,
+    which is not a binding: the jump prompt reads digits itself).
+    """
+    def shown(key: str) -> str:
+        return text(f"app.key_name.{KEY_WORDS[key]}") if key in KEY_WORDS else KEY_SYMBOLS.get(key, key)
+
+    rows = [("  ".join(shown(key) for key in keys), text(f"app.command.{command}"))
+            for command, keys in BINDINGS.items()]
+    rows.insert(list(BINDINGS).index("jump") + 1, (text("app.keys.digits"), text("app.command.digits")))
+    return rows
 
 
 class KeyController(QObject):
@@ -225,8 +245,6 @@ class PresenterLayer(QObject):
 
     def retranslate(self) -> None:
         text = self._language.text
-        rows = [(text(f"app.keys.{command}"), text(f"app.command.{command}")) for command in BINDINGS]
-        rows.insert(4, (text("app.keys.digits"), text("app.command.digits")))
-        self.help.set_content(text("app.help.title"), rows)
+        self.help.set_content(text("app.help.title"), help_rows(text))
         if self.jump_prompt.isVisible():
             self.show_jump_text(self._jump_digits)

@@ -1,4 +1,4 @@
-"""The shared scenario controls: GPU, model, precisions, GPUs, batch, lengths, price.
+"""The shared scenario controls: GPU, model, precisions, GPUs, batch, lengths, price, mode.
 
 Every control writes to the one ``ScenarioStore`` and reads back from it, so a
 GPU chosen while scene 1 is shown is the GPU of every other scene. Controls
@@ -12,6 +12,10 @@ model in use (``engine.parallel.allowed_gpu_counts``): its arrows step from one
 allowed count to the next, and a typed count that is not one is refused by the
 box itself. Choosing a model that cannot be split over the current count also
 picks the nearest allowed count not above it, in the same store update.
+
+The mode says where the numbers come from: "ideal" is the pure roofline at
+100% of peak (what scene 1 draws), "realistic" (the default) applies the
+engine's documented efficiency factors; the tooltip says so in both languages.
 """
 from __future__ import annotations
 
@@ -25,8 +29,10 @@ from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from engine import InputError, Scenario
 from engine.catalog import Catalog
+from engine.efficiency import REALISTIC
 from engine.parallel import allowed_gpu_counts
-from engine.scenario import MAX_GPUS
+from engine.scenario import MAX_GPUS, MODES
+from engine.units import format_percent
 from widgets.theme import Theme
 
 # field -> (smallest, largest): what a spin box lets through; the engine judges the rest
@@ -123,6 +129,10 @@ class ScenarioControls(QGroupBox):
         self.price.setPrefix("$")
         self.price.setKeyboardTracking(False)
         self.price.valueChanged.connect(lambda value: self._on_value_change("usd_per_gpu_hour", value))
+        self.mode = QComboBox(self)
+        for mode in MODES:
+            self.mode.addItem("", mode)          # named in retranslate
+        self.mode.activated.connect(lambda _index: self._on_mode_change())
         self.defaults_button = QPushButton(self)
         self.defaults_button.clicked.connect(lambda: self._store.set_scenario(Scenario()))
         self.error_label = QLabel(self)
@@ -132,7 +142,8 @@ class ScenarioControls(QGroupBox):
 
         self._form = QFormLayout()
         self._field_labels: dict[str, QLabel] = {}
-        for name, widget in [*self.choices.items(), *self.counts.items(), ("usd_per_gpu_hour", self.price)]:
+        for name, widget in [*self.choices.items(), *self.counts.items(), ("usd_per_gpu_hour", self.price),
+                             ("mode", self.mode)]:
             label = QLabel(self)
             label.setBuddy(widget)
             self._field_labels[name] = label
@@ -153,6 +164,12 @@ class ScenarioControls(QGroupBox):
         self.setTitle(text("controls.heading"))
         for name, label in self._field_labels.items():
             label.setText(text(f"controls.field.{name}"))
+        for index in range(self.mode.count()):
+            self.mode.setItemText(index, text(f"controls.mode.{self.mode.itemData(index)}"))
+        tip = text("controls.mode.tip", bandwidth=format_percent(REALISTIC.bandwidth_share),
+                   compute=format_percent(REALISTIC.compute_share))
+        self.mode.setToolTip(tip)
+        self._field_labels["mode"].setToolTip(tip)
         self.defaults_button.setText(text("controls.defaults"))
         if self._store.last_error is not None and not self.error_label.isHidden():
             self.error_label.setText(self._store.error_message(self._store.last_error))
@@ -190,6 +207,10 @@ class ScenarioControls(QGroupBox):
         if not self._store.update(**fields):
             self._show(self._store.scenario)
 
+    def _on_mode_change(self) -> None:
+        if not self._store.update(mode=self.mode.currentData()):
+            self._show(self._store.scenario)
+
     def _on_value_change(self, name: str, value) -> None:
         if name == "gpus" and value not in self.gpu_count.allowed():
             self._show(self._store.scenario)     # only a program can set such a count; the box refuses it
@@ -221,3 +242,6 @@ class ScenarioControls(QGroupBox):
         self.price.blockSignals(True)
         self.price.setValue(scenario.usd_per_gpu_hour)
         self.price.blockSignals(False)
+        index = self.mode.findData(scenario.mode)
+        if index >= 0:
+            self.mode.setCurrentIndex(index)     # activated is only emitted by the user: no loop

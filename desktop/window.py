@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog, QListWidget, QMainWindow, QSplitter, QWidget
 
@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         self.presenting = False
         self._geometry_before_presenting = QByteArray()
         self._export_job = None
+        self._export_path: Path | None = None
 
         self.slide = SlideFrame(self.theme)
         self.deck = SceneDeck(classes, language, store, self.theme, self.slide.stage, self)
@@ -220,10 +221,18 @@ class MainWindow(QMainWindow):
     def export_current_scene(self, path: Path) -> bool:
         """The shown scene at the build on screen, 1920x1080, as a PNG at ``path``."""
         from desktop import export     # loaded on first use: start-up does not pay for it
+        from desktop.error_text import write_problem
         cls = self.deck.classes[self.deck.position]
         slide = export.render_slide(cls, self.language, self.store, self.theme, build=self.deck.current.build_index)
-        if not slide.image.save(str(path), "PNG"):
-            self.show_note(self.language.text("app.note.export_failed", error=str(path)))
+        png = QByteArray()
+        buffer = QBuffer(png)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        slide.image.save(buffer, "PNG")
+        try:
+            Path(path).write_bytes(png.data())     # written here, not by Qt, so that a failure says why
+        except OSError as error:
+            self.show_note(self.language.text("app.note.export_failed",
+                                              error=write_problem(error, path).sentence(self.language)))
             return False
         self.show_note(self.language.text("app.note.exported", path=str(path)))
         return True
@@ -240,6 +249,7 @@ class MainWindow(QMainWindow):
     def export_handout(self, path: Path) -> None:
         """Start writing the handout; one scene per turn of the event loop, a note when done."""
         from desktop import export
+        self._export_path = path
         self._export_job = export.export_scenes(self.deck.classes, self.language, self.store, self.theme,
                                                 pdf_path=path)
         QTimer.singleShot(0, self._export_step)
@@ -253,9 +263,11 @@ class MainWindow(QMainWindow):
         except StopIteration:
             self._export_job = None
             return
-        except OSError as problem:
+        except OSError as error:
+            from desktop.error_text import write_problem
             self._export_job = None
-            self.show_note(self.language.text("app.note.export_failed", error=str(problem)))
+            self.show_note(self.language.text("app.note.export_failed",
+                                              error=write_problem(error, self._export_path).sentence(self.language)))
             return
         if written.suffix == ".pdf":
             self.show_note(self.language.text("app.note.exported", path=str(written)))

@@ -17,8 +17,14 @@ import pytest  # noqa: E402  (after the platform is chosen)
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path_factory, monkeypatch):
-    """Every test gets an empty settings folder: no test reads or writes the user's real settings."""
+    """Every test gets an empty settings folder and no user catalogue: nothing of the developer's reaches a test.
+
+    ``INFERENCE_PHYSICS_CATALOG`` (a developer's own catalogue file) is unset, so
+    the catalogue is the built-in one plus the (empty) test folder's file;
+    tests that want a user catalogue set it themselves.
+    """
     monkeypatch.setenv("INFERENCE_PHYSICS_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("INFERENCE_PHYSICS_CATALOG", raising=False)
 
 
 @pytest.fixture(scope="session")

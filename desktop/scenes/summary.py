@@ -2,7 +2,9 @@
 
 The learner answers in their head, then reveals the answer (one per build, or
 by clicking the card); each answer quotes the current scenario's numbers and
-links to the scenes that explain it, as far as those scenes exist.
+links to the scenes that explain it, as far as those scenes exist. Answers
+that quote timing, utilisation or price say which mode (ideal or realistic)
+the figures come from, since the two differ.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class SummaryScene(Scene):
         self._clicked: set[int] = set()                 # answers revealed by a click, whatever the build
         self._fade_started: dict[int, float] = {}       # answer -> clock seconds its fade began
         self._values: dict[str, str] = {}
+        self._mode = ""                                  # the scenario's mode: "ideal" or "realistic"
         self.cards = [QuestionCard(self) for _ in QUESTIONS]
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -61,6 +64,7 @@ class SummaryScene(Scene):
 
     def on_report(self, scenario, report) -> None:
         catalog = default_catalog()
+        self._mode = scenario.mode
         self._values = {
             "gpu": catalog.gpu(scenario.gpu).name,
             "model": catalog.model(scenario.model).name,
@@ -113,6 +117,7 @@ class SummaryScene(Scene):
 
     def _refresh(self) -> None:
         language = self.context.language
+        values = {**self._values, "mode": language.text(f"summary.mode.{self._mode}")} if self._values else {}
         for answer, (name, scene_numbers) in enumerate(QUESTIONS.items()):
             links = tuple(
                 (number, language.text("summary.link", number=number, title=language.text(f"{cls.key}.title")))
@@ -120,7 +125,7 @@ class SummaryScene(Scene):
             self.cards[answer].set_state(QuestionCardState(
                 number=answer + 1,
                 question=language.text(f"summary.question.{name}"),
-                answer=language.text(f"summary.answer.{name}", **self._values) if self._values else "",
+                answer=language.text(f"summary.answer.{name}", **values) if values else "",
                 revealed=self._revealed(answer),
                 reveal_label=language.text("summary.reveal"),
                 links=links))

@@ -1,9 +1,13 @@
 """The engine's refusals in the app's language, with the English sentence as the fallback."""
 from __future__ import annotations
 
+import errno
 import re
+from pathlib import Path
 
-from desktop.error_text import error_text, shown_value
+import pytest
+
+from desktop.error_text import error_text, shown_value, write_problem
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from engine import InputError
@@ -55,6 +59,8 @@ def test_values_are_shown_as_a_reader_expects():
     assert shown_value(4096) == "4,096"
     assert shown_value(10_000.0) == "10,000"
     assert shown_value(0.5) == "0.5"
+    assert shown_value(2.555) == "2.555"           # a typed price is shown as typed, not rounded
+    assert shown_value(1234.5) == "1234.5"
     assert shown_value("h900", quoted=True) == "'h900'"
     assert shown_value(["h800", "h200"]) == "h800, h200"
 
@@ -65,3 +71,113 @@ def test_the_inline_error_follows_a_language_switch(make_window, qtbot):
     assert "must be a whole number" in window.controls.error_text()
     window.language.set_code("zh")
     assert HAN.search(window.controls.error_text()) and "65" in window.controls.error_text()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# number formats in f-strings (",", ".3g", ".2f", "%"): numbers for display are formatted by engine.units only
+NUMBER_FORMAT = re.compile(r"\{[^{}]*:[^{}]*?(,|\.\d+[a-zA-Z%]?|\d*[fgeE%])\}")
+FORMATTING_FREE = ["desktop/error_text.py", "desktop/scenes/summary.py", "desktop/scenario_controls.py",
+                   "desktop/presenter.py", "desktop/window.py", "desktop/__main__.py", "widgets/help_overlay.py"]
+
+
+def f_strings(source: str) -> list[str]:
+    import io
+    import tokenize
+    return [token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type == tokenize.STRING and "f" in token.string.split("'")[0].split('"')[0].lower()]
+
+
+@pytest.mark.parametrize("module", FORMATTING_FREE)
+def test_these_modules_format_no_number_themselves(module):
+    found = [text for text in f_strings((ROOT / module).read_text(encoding="utf-8")) if NUMBER_FORMAT.search(text)]
+    assert not found, found
+
+
+def test_the_number_format_check_does_find_one():
+    source = ('a = f"{float(value):,.6g}"\nb = f"{x:.2f} s" + f"{n:,}"\n'
+              'c = f"{cls.number:02d}-{cls.key}"\nd = {"x": 1}\n')
+    assert [text for text in f_strings(source) if NUMBER_FORMAT.search(text)] == \
+        ['f"{float(value):,.6g}"', 'f"{x:.2f} s"', 'f"{n:,}"']
+
+
+# -- files that cannot be written -----------------------------------------------------------------
+
+@pytest.fixture(params=["en", "zh"])
+def any_language(request):
+    return Language(request.param)
+
+
+def test_a_folder_wanted_where_a_file_is_says_the_path_is_a_file(tmp_path, any_language):
+    blocker = tmp_path / "passwd"
+    blocker.write_text("x")
+    with pytest.raises(OSError) as raised:
+        blocker.mkdir(parents=True, exist_ok=True)
+    problem = write_problem(raised.value, blocker, is_folder=True)
+    assert problem.reason == "is_file" and problem.bad_path
+    sentence = problem.sentence(any_language)
+    assert str(blocker) in sentence and "Errno" not in sentence and "\n" not in sentence
+    assert bool(HAN.search(sentence)) == (any_language.code == "zh")
+
+
+def test_a_file_in_the_way_of_a_new_folder_is_named(tmp_path, any_language):
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("x")
+    with pytest.raises(OSError) as raised:
+        (blocker / "pictures").mkdir(parents=True, exist_ok=True)
+    problem = write_problem(raised.value, blocker / "pictures", is_folder=True)
+    assert problem.reason == "file_in_the_way" and problem.values["blocker"] == str(blocker)
+    assert str(blocker) in problem.sentence(any_language)
+
+
+def test_a_parent_that_is_a_file_when_writing_a_file_says_so(tmp_path):
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("x")
+    with pytest.raises(OSError) as raised:
+        (blocker / "handout.pdf").parent.mkdir(parents=True, exist_ok=True)
+    assert write_problem(raised.value, blocker / "handout.pdf").reason == "is_file"
+
+
+@pytest.mark.parametrize("number, reason, bad_path", [
+    (errno.EACCES, "no_permission", True), (errno.EPERM, "no_permission", True),
+    (errno.EROFS, "read_only", True), (errno.ENOSPC, "disk_full", False)])
+def test_the_errno_says_why(tmp_path, any_language, number, reason, bad_path):
+    target = tmp_path / "scene.png"
+    problem = write_problem(OSError(number, "raw text", str(target)), target)
+    assert (problem.reason, problem.bad_path) == (reason, bad_path)
+    sentence = problem.sentence(any_language)
+    assert str(target) in sentence and "raw text" not in sentence
+
+
+def test_a_write_that_failed_without_a_reason_is_judged_from_the_disk(tmp_path):
+    assert write_problem(None, tmp_path).reason == "is_folder"                  # a file was wanted here
+    assert write_problem(None, tmp_path / "absent" / "scene.png").reason == "no_folder"
+    assert write_problem(OSError("could not write x"), tmp_path, is_folder=True).reason == "other"
+    assert write_problem(OSError(errno.EIO, "I/O error", "x"), tmp_path / "x").values["reason"]
+
+
+def test_a_skipped_catalogue_entry_is_named_in_chinese():
+    error = InputError("Model 'mine' in ~/catalog.toml was skipped: layers must be a whole number.",
+                       "catalog.skipped", {"kind": "model", "got": "mine", "file": "~/catalog.toml",
+                                           "reason": "layers must be a whole number", "known": ["llama-3.1-70b"]})
+    sentence = error_text(Language("zh"), error)
+    assert HAN.search(sentence) and "'mine'" in sentence and "~/catalog.toml" in sentence
+
+
+def test_catalogue_warnings_at_start_up_lead_with_a_chinese_sentence(qapp, tmp_path, monkeypatch, capsys):
+    from desktop import app as app_module
+    from engine.catalog import default_catalog
+    user_file = tmp_path / "catalog.toml"
+    user_file.write_text('[gpus.broken]\nname = "Broken"\n', encoding="utf-8")
+    monkeypatch.setenv("INFERENCE_PHYSICS_CATALOG", str(user_file))
+    default_catalog.cache_clear()
+    try:
+        warnings = default_catalog().warnings
+        assert warnings, "the broken entry should be reported by the engine"
+        notes = app_module._startup_notes(qapp, Language("zh"), None)
+    finally:
+        default_catalog.cache_clear()        # later tests read the built-in catalogue again
+    catalogue_notes = [note for note in notes if "broken" in note]
+    assert len(catalogue_notes) == len(warnings)
+    assert all(note.startswith("你的 GPU/模型目录文件") and warning in note
+               for note, warning in zip(catalogue_notes, warnings))
+    assert "你的 GPU/模型目录文件" in capsys.readouterr().err

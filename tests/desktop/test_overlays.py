@@ -1,6 +1,7 @@
 """What floats over the stage: blank screen, key help, notes, the presenter clock."""
 from __future__ import annotations
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
 from widgets.blank_screen import BlankScreen
@@ -43,10 +44,13 @@ def test_the_key_help_fits_a_small_projector(qtbot):
 def test_a_note_goes_away_by_itself(qtbot):
     parent = parent_widget(qtbot)
     note = InlineNote(parent)
-    note.show_note("Saved", seconds=0.05)
+    note.show_note("Saved", seconds=2.5)
     assert note.isVisible() and note.text() == "Saved"
     assert note.geometry().bottom() <= parent.rect().bottom()
-    qtbot.waitUntil(lambda: not note.isVisible(), timeout=2000)
+    timers = [timer for timer in note.findChildren(QTimer) if timer.isActive()]
+    assert [(timer.interval(), timer.isSingleShot()) for timer in timers] == [(2500, True)]
+    timers[0].timeout.emit()                 # its time is up, without waiting for it
+    assert not note.isVisible()
 
 
 def test_the_clock_sits_in_the_top_right_corner_and_reads_minutes_and_seconds(qtbot):

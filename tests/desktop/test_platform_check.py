@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from desktop.platform_check import XCB_LIBRARIES, missing_xcb_packages, window_problem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,8 +54,13 @@ def test_starting_without_a_display_prints_one_sentence_and_points_at_export():
     assert "--export" in message and "display" in message.lower()
 
 
-def test_a_bad_size_is_one_sentence_and_exit_2():
-    result = subprocess.run([sys.executable, "-m", "desktop", "--export", "unused", "--size", "big"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2
-    assert "big" in result.stderr and "Traceback" not in result.stderr
+@pytest.mark.parametrize("code", ["en", "zh"])
+def test_a_bad_size_is_one_sentence_and_exit_2(code):
+    result = subprocess.run([sys.executable, "-m", "desktop", "--export", "unused", "--size", "big", "--lang", code],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr             # no usage block, no "error:" line: one sentence
+    assert "big" in lines[0] and "640" in lines[0] and "usage" not in lines[0]
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in lines[0]) == (code == "zh")
+    assert not (ROOT / "unused").exists()

@@ -87,3 +87,25 @@ def test_every_card_fits_at_1024x768(summary):
     assert all(card.width() < 500 for card in summary.cards)
     for card in summary.cards:
         assert card.height_for_width(card.width()) <= card.height() + 1
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+def test_answers_with_timing_or_prices_say_which_mode_they_come_from(qtbot, code):
+    from desktop.i18n import Language
+    language = Language(code)
+    store = ScenarioStore()
+    scene = SummaryScene(SceneContext(language, store, THEMES["light"]))
+    qtbot.addWidget(scene)
+    store.changed.connect(scene.on_report)
+    scene.on_report(store.scenario, store.report)
+    quoting = [0, 3]                      # "slow" (decode share, utilisation) and "output_price" (prices)
+    realistic = language.text("summary.mode.realistic")
+    assert realistic in ("(realistic mode)", "（接近实测模式）")
+    assert all(realistic in scene.cards[i].state.answer for i in quoting)
+    store.update(mode="ideal")
+    ideal = language.text("summary.mode.ideal")
+    assert all(ideal in scene.cards[i].state.answer and realistic not in scene.cards[i].state.answer
+               for i in quoting)
+    language.set_code("en" if code == "zh" else "zh")
+    scene.retranslate()                   # as the deck does on a language switch
+    assert language.text("summary.mode.ideal") in scene.cards[0].state.answer

@@ -1,0 +1,136 @@
+"""``python -m desktop`` refuses a bad command line in one sentence, in the user's language, with exit 2.
+
+Refusals are checked in-process through ``main`` (nothing starts: the command
+line is judged before Qt does) and, for what only a real process shows (the
+exit status, no usage block, files written or not), as a user runs it.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+import desktop.__main__ as cli
+from desktop import i18n
+from desktop.i18n import Language
+from desktop.scenes.registry import export_name, scene_class, scene_classes
+
+ROOT = Path(__file__).resolve().parents[2]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SCENES = [cls.number for cls in scene_classes()]
+MISSING_SCENE = next(n for n in range(1, 8) if n not in SCENES)
+
+# arguments -> (the bad value the sentence names, a word of what is allowed)
+REFUSED = {
+    ("--lang", "fr"): ("fr", "zh"),
+    ("--scene", "x"): ("x", str(SCENES[-1])),
+    ("--scene", "0"): ("0", str(SCENES[0])),
+    ("--scene", str(MISSING_SCENE)): (str(MISSING_SCENE), str(SCENES[-1])),
+    ("--scene", "99"): ("99", str(SCENES[0])),
+    ("--theme", "neon"): ("neon", "projector"),
+    ("--bogus",): ("--bogus", "--present"),
+    ("stray",): ("stray", "--export"),
+    ("--theme",): ("--theme", "projector"),
+    ("--export",): ("--export", "--export"),
+    ("--export", "out", "--size", "10x10"): ("10x10", "640"),
+    ("--export", "out", "--size", "320x240"): ("320x240", "480"),
+    ("--export", "out", "--size", "big"): ("big", "1920x1080"),
+    ("--export", "out", "--present"): ("--present", "--export"),
+    ("--export", "out", "--quit-after-first-frame"): ("--quit-after-first-frame", "--export"),
+    ("--size", "800x600"): ("800x600", "--export"),
+}
+
+
+def refusal(capsys, argv: list[str]) -> str:
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return captured.err
+
+
+def assert_one_sentence(message: str) -> None:
+    assert message.endswith("\n") and message.count("\n") == 1, repr(message)    # exactly one line
+    assert not re.search(r"usage:|error:|Traceback", message), message
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+@pytest.mark.parametrize("arguments", list(REFUSED), ids=" ".join)
+def test_a_bad_command_line_is_one_sentence_in_the_chosen_language(capsys, arguments, code):
+    bad, allowed = REFUSED[arguments]
+    message = refusal(capsys, ["--lang", code, *arguments])
+    assert_one_sentence(message)
+    assert bad in message and allowed in message, message
+    assert bool(CJK.search(message)) == (code == "zh"), message
+
+
+@pytest.mark.parametrize("system", ["en", "zh"])
+def test_without_a_readable_lang_the_sentence_is_in_the_system_language(capsys, monkeypatch, system):
+    monkeypatch.setattr(i18n, "system_language", lambda: system)
+    message = refusal(capsys, ["--lang", "fr"])
+    assert_one_sentence(message)
+    assert "fr" in message and "zh" in message and "en" in message
+    assert bool(CJK.search(message)) == (system == "zh")
+
+
+def test_the_sentence_names_every_scene_that_exists(capsys):
+    message = refusal(capsys, ["--lang", "en", "--scene", "99"])
+    assert re.findall(r"\d+", message.split(";", 1)[1]) == [str(n) for n in SCENES]
+
+
+def test_sizes_from_640x480_up_are_accepted_and_smaller_ones_refused():
+    language = Language("en")
+    assert cli.parse_command_line(["--export", "out", "--size", "640x480"], language).size == (640, 480)
+    assert cli.parse_command_line(["--export", "out", "--size", "7680X4320"], language).size == (7680, 4320)
+    for small in ("639x480", "640x479"):
+        with pytest.raises(cli.BadCommandLine, match=small):
+            cli.parse_command_line(["--export", "out", "--size", small], language)
+
+
+def test_good_command_lines_parse_to_what_the_app_needs():
+    language = Language("en")
+    args = cli.parse_command_line(["--lang", "zh", "--theme", "dark", "--scene", str(SCENES[-1]), "--present"],
+                                  language)
+    assert (args.lang, args.theme, args.scene, args.present, args.export, args.size) == \
+        ("zh", "dark", SCENES[-1], True, None, None)
+    args = cli.parse_command_line(["--export", "out", "--scene", str(SCENES[0])], language)
+    assert args.export == Path("out") and args.scene == SCENES[0]
+
+
+def run_desktop(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "desktop", *arguments], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_as_a_user_runs_it_a_missing_scene_exits_2_before_any_window(tmp_path):
+    result = run_desktop("--lang", "zh", "--scene", str(MISSING_SCENE))
+    assert result.returncode == 2 and result.stdout == ""
+    assert_one_sentence(result.stderr)
+    assert CJK.search(result.stderr)
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+def test_exporting_onto_a_file_is_one_sentence_naming_it_and_exit_2(tmp_path, code):
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine")
+    for target, named in ((blocker, blocker), (blocker / "pictures", blocker)):
+        result = run_desktop("--export", str(target), "--lang", code)
+        assert result.returncode == 2, result.stderr
+        assert_one_sentence(result.stderr)
+        assert str(named) in result.stderr and "Errno" not in result.stderr
+        assert bool(CJK.search(result.stderr)) == (code == "zh")
+    assert blocker.read_text() == "mine"
+
+
+def test_export_with_scene_writes_only_that_scene_at_the_smallest_size(tmp_path):
+    number = SCENES[-1]
+    result = run_desktop("--export", str(tmp_path / "out"), "--scene", str(number), "--size", "640x480")
+    assert result.returncode == 0, result.stderr
+    written = sorted(path.name for path in (tmp_path / "out").iterdir())
+    assert written == sorted([f"{export_name(scene_class(number))}.png", "handout.pdf"])
+    assert QImage(str(tmp_path / "out" / f"{export_name(scene_class(number))}.png")).width() == 640
+    pdf = (tmp_path / "out" / "handout.pdf").read_bytes()
+    assert len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf)) == 1

@@ -1,0 +1,69 @@
+"""The Mode control: ideal (pure roofline) or realistic (measured efficiency), explained, shared, remembered."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from desktop import settings as settings_store
+from desktop.i18n import Language
+from desktop.scenario_controls import ScenarioControls
+from desktop.scenario_store import ScenarioStore
+from engine import Scenario
+from engine.catalog import default_catalog
+
+
+@pytest.fixture
+def controls(qtbot):
+    store = ScenarioStore(Scenario(), language=Language("en"))
+    made = ScenarioControls(store, Language("en"), default_catalog())
+    qtbot.addWidget(made)
+    made.show()
+    qtbot.waitExposed(made)
+    return made
+
+
+def choose_mode(controls: ScenarioControls, mode: str) -> None:
+    index = controls.mode.findData(mode)
+    controls.mode.setCurrentIndex(index)
+    controls.mode.activated.emit(index)          # what a user's choice emits
+
+
+def test_the_mode_control_offers_both_modes_and_starts_at_the_default(controls):
+    assert [controls.mode.itemData(i) for i in range(controls.mode.count())] == ["ideal", "realistic"]
+    assert controls.mode.currentData() == Scenario().mode == "realistic"
+    assert controls.mode.currentText() == "Realistic (measured efficiency)"
+
+
+def test_choosing_ideal_recomputes_with_the_pure_roofline(controls, qtbot):
+    realistic = controls._store.report
+    with qtbot.waitSignal(controls._store.changed):
+        choose_mode(controls, "ideal")
+    assert controls._store.scenario.mode == "ideal"
+    assert controls._store.report.tpot_seconds < realistic.tpot_seconds     # 100% of peak is faster
+
+
+def test_a_mode_set_elsewhere_shows_in_the_control(controls):
+    controls._store.set_scenario(replace(Scenario(), mode="ideal"))
+    assert controls.mode.currentData() == "ideal"
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+def test_the_tooltip_explains_both_modes(qtbot, code):
+    language = Language(code)
+    made = ScenarioControls(ScenarioStore(Scenario(), language=language), language, default_catalog())
+    qtbot.addWidget(made)
+    tip = made.mode.toolTip()
+    assert "100%" in tip and "80%" in tip and "70%" in tip        # ideal's peak; realistic's documented shares
+    assert "roofline" in tip
+    names = [made.mode.itemText(i) for i in range(made.mode.count())]
+    assert names == [language.text("controls.mode.ideal"), language.text("controls.mode.realistic")]
+    language.set_code("en" if code == "zh" else "zh")
+    assert made.mode.toolTip() != tip and made.mode.itemText(0) != names[0]
+
+
+def test_the_mode_is_remembered_with_the_scenario(make_window):
+    window = make_window()
+    choose_mode(window.controls, "ideal")
+    window.close()
+    assert settings_store.load().settings.scenario.mode == "ideal"
