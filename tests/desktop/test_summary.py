@@ -109,3 +109,20 @@ def test_answers_with_timing_or_prices_say_which_mode_they_come_from(qtbot, code
     language.set_code("en" if code == "zh" else "zh")
     scene.retranslate()                   # as the deck does on a language switch
     assert language.text("summary.mode.ideal") in scene.cards[0].state.answer
+
+
+def test_the_price_answer_shows_how_a_busy_server_brings_the_ratio_down(summary):
+    """At batch 1 output costs hundreds of times input; decoding 128 requests at once brings the
+    engine's ratio into the 2-4x range providers charge, and the answer quotes that figure."""
+    from dataclasses import replace
+
+    from engine import compute_report
+    from desktop.scenes.summary import BUSY_SERVER_BATCH
+    summary.prepare_for_export()
+    scenario = summary.context.store.scenario
+    busy = compute_report(replace(scenario, batch=BUSY_SERVER_BATCH))
+    assert 2 <= busy.output_to_input_price_ratio <= 4
+    assert format_ratio(busy.output_to_input_price_ratio) in summary.cards[3].state.answer
+    summary.context.store.update(batch=8)
+    busy_at_8 = compute_report(replace(summary.context.store.scenario, batch=BUSY_SERVER_BATCH))
+    assert format_ratio(busy_at_8.output_to_input_price_ratio) in summary.cards[3].state.answer
