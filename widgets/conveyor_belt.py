@@ -25,7 +25,7 @@ from widgets.conveyor_layout import (
     ConveyorLayout, fit_dynamic, lay_out, number_template,
 )
 from widgets.conveyor_state import (
-    FLASH_SCREEN_SECONDS, ConveyorFrame, ConveyorState, busy_intervals, busy_share,
+    FLASH_SCREEN_SECONDS, GAUGE_LABELS, ConveyorFrame, ConveyorState, busy_intervals, busy_share,
     continuous_origin, frame_at,
 )
 from widgets.text_fit import FittedText, TextMeasure
@@ -36,7 +36,8 @@ TRACE_WINDOW_SECONDS = 6.0   # screen seconds of the worker's history shown in t
 MOMENT_LABELS = ("waiting", "backed_up")
 # The colour role of each label.
 LABEL_ROLE = {"warehouse": "text", "capacity": "memory", "belt": "text", "bandwidth": "memory", "worker": "text",
-              "peak": "compute", "ratio": "warning", "idle": "warning", "busy": "good", "waiting": "warning",
+              "peak": "compute", "ratio": "warning", "idle": "warning", "busy": "good", "basis": "muted",
+              "measured": "accent", "waiting": "warning",
               "backed_up": "warning", "time_scale": "muted", "box": "muted", "trace": "muted"}
 
 
@@ -155,7 +156,7 @@ class ConveyorBelt(QWidget):
     # -- painting -----------------------------------------------------------------------
     def _static_picture(self) -> QPixmap:
         ratio = self.devicePixelRatioF()
-        key = (self.width(), self.height(), ratio, self._theme, id(self._layout))
+        key = (self.width(), self.height(), ratio, self._theme, id(self._layout), self._drawn_static_labels())
         if self._static is None or self._static_key != key:
             pixmap = QPixmap(QSize(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))))
             pixmap.setDevicePixelRatio(ratio)
@@ -167,12 +168,30 @@ class ConveyorBelt(QWidget):
                 self._apply_canvas(painter)
                 self._paint_static(painter)
                 painter.restore()
-                for name, fitted in self._layout.labels.items():
-                    if name not in MOMENT_LABELS:
-                        self._paint_label(painter, name, fitted)
+                for name in self._drawn_static_labels():
+                    self._paint_label(painter, name, self._layout.labels[name])
                 painter.end()
             self._static, self._static_key = pixmap, key
         return self._static
+
+    def _shown(self, name: str) -> bool:
+        """Whether the label ``name`` is drawn now (laid out or not): hidden ones and, without the gauge,
+        the gauge's own keep their place but are not drawn."""
+        state = self._state
+        return state is not None and name not in state.hidden and (state.show_gauge or name not in GAUGE_LABELS)
+
+    def _drawn_static_labels(self) -> tuple[str, ...]:
+        if self._layout is None:
+            return ()
+        return tuple(name for name in self._layout.labels if name not in MOMENT_LABELS and self._shown(name))
+
+    def drawn_label_texts(self) -> dict[str, str]:
+        """The text of every label drawn now (the moments' ones included), lines joined by newlines."""
+        self._ensure_layout_for_size()
+        if self._layout is None:
+            return {}
+        fitted = {**self._layout.labels, **self._dynamic}
+        return {name: "\n".join(text.lines) for name, text in fitted.items() if self._shown(name)}
 
     def _apply_canvas(self, painter: QPainter) -> None:
         painter.translate(self._layout.origin)
@@ -201,9 +220,8 @@ class ConveyorBelt(QWidget):
             self._paint_trace(painter)
         painter.restore()
         for name, fitted in self._dynamic.items():
-            if name in ("idle", "busy") and not self._state.show_gauge:
-                continue
-            self._paint_label(painter, name, fitted)
+            if self._shown(name):
+                self._paint_label(painter, name, fitted)
         moments = self._layout.labels
         if not frame.worker_busy and "waiting" in moments:
             self._paint_label(painter, "waiting", moments["waiting"])
@@ -371,7 +389,7 @@ class ConveyorBelt(QWidget):
         painter.restore()
 
     def _paint_gauge(self, painter: QPainter) -> None:
-        """A bar: the worker's busy share in colour, the idle rest in the warning colour (upright beside
+        """A bar: the worker's busy share (the engine's utilisation, as handed over) in colour, the idle rest in the warning colour (upright beside
         the worker, busy from the bottom; or lying below the belt, busy from the left)."""
         L = self._layout
         theme = self._theme

@@ -12,7 +12,9 @@ Two arrangements: "wide" puts the busy/idle gauge beside the worker (a 16:9
 stage); "tall" puts it, as a horizontal bar, below the belt with the trace
 (a narrow stage, which then draws larger instead of leaving empty bands). The
 one that draws larger wins. Optional labels only take room that is there,
-and are left out where they would not fit (``LABEL_PRIORITY``).
+and are left out where they would not fit (``LABEL_PRIORITY``); the gauge's
+notes (what its numbers rest on, and a second figure) get a band of their own
+while it costs the drawing little (``GAUGE_NOTES_COST``).
 
 Every label has its own place (a box, in screen pixels), and no two places
 overlap, nor does a place overlap a shape, except the warehouse's own words
@@ -32,12 +34,16 @@ from widgets.text_fit import FLOOR_PX, FittedText, TextMeasure
 
 # Text size of each label at scale 1 (logical units); times the scale, at least FLOOR_PX.
 LABEL_PX = {"warehouse": 28, "capacity": 40, "belt": 28, "bandwidth": 40, "worker": 28, "peak": 40,
-            "ratio": 40, "idle": 40, "busy": 28, "waiting": 28, "backed_up": 28,
+            "ratio": 40, "idle": 40, "busy": 28, "basis": 22, "measured": 26, "waiting": 28, "backed_up": 28,
             "time_scale": 24, "box": 24, "trace": 24}
-PLAIN_LABELS = frozenset({"time_scale", "box", "trace"})     # the rest are bold
+PLAIN_LABELS = frozenset({"time_scale", "box", "trace", "basis"})     # the rest are bold
 # Labels whose numbers change with the intensity, every frame of a transition: their places are
 # sized for the text with every number replaced by this, so the layout stays put.
 DYNAMIC_LABELS = ("idle", "busy", "box")
+# What the gauge's numbers rest on, and a second figure beside them: placed while they cost the drawing
+# less than this share of its size (they say what the gauge means, so they may cost more than the trace's caption).
+GAUGE_NOTES = ("basis", "measured")
+GAUGE_NOTES_COST = 0.85
 NUMBER_TEMPLATE = "00.000"
 # Placeholders that keep a place for numbers a build does not show yet, so the drawing does not
 # jump when they appear.
@@ -172,7 +178,11 @@ class _Planner:
             return 0.0
         return lines * self.measure.line_height(self.px(key, s), key not in PLAIN_LABELS) / s
 
-    def plan(self, s: float, tall: bool, trace_label: bool, belt_extra: float = 0.0) -> _Plan:
+    def has_gauge_notes(self) -> bool:
+        return any(self.labels.get(key) for key in GAUGE_NOTES)
+
+    def plan(self, s: float, tall: bool, trace_label: bool, gauge_notes: bool = False,
+             belt_extra: float = 0.0) -> _Plan:
         # Columns, left to right: warehouse, belt, bench and worker, gauge (wide only).
         name_lines, name_width = self.lines("warehouse", s, WAREHOUSE_WIDTH - 16)
         _, capacity_width = self.lines("capacity", s, 1e9)
@@ -188,6 +198,13 @@ class _Planner:
         _, idle_width = self.lines("idle", s, 1e9)
         _, busy_width = self.lines("busy", s, 1e9)
         gauge_width = 0.0 if tall else max(GAUGE_MIN_WIDTH, idle_width + 20, busy_width + 20)
+        # What the gauge's numbers rest on, and the second figure (when they get room): under "busy" beside
+        # the worker (wide), or under the bar (tall); each on one line or two, the column widening if need be.
+        notes = {key: (0, 0.0) for key in GAUGE_NOTES}
+        if gauge_notes and not tall:
+            for key in GAUGE_NOTES:
+                notes[key] = self.lines(key, s, gauge_width - 20)
+                gauge_width = max(gauge_width, notes[key][1] + 20)
 
         warehouse_left = MARGIN + ROOF_OVERHANG
         belt_start = warehouse_left + warehouse_width
@@ -197,6 +214,20 @@ class _Planner:
         content_right = worker_right + gauge_width
         if tall:
             content_right = max(content_right, MARGIN + idle_width + busy_width + 3 * GAP)
+        side_by_side = False
+        if tall and gauge_notes:
+            # Side by side under the bar when each fits half the width on one line, else one under the other.
+            half = (content_right - MARGIN - GAP) / 2
+            side_by_side = all(self.lines(key, s, half)[0] <= 1 for key in GAUGE_NOTES)
+            for key in GAUGE_NOTES:
+                notes[key] = self.lines(key, s, half if side_by_side else content_right - MARGIN)
+                if not side_by_side:
+                    content_right = max(content_right, MARGIN + notes[key][1])
+        if side_by_side:
+            notes_height = max(self.height(key, s, notes[key][0]) for key in GAUGE_NOTES)
+        else:
+            notes_height = sum(self.height(key, s, notes[key][0]) for key in GAUGE_NOTES) \
+                + (stack_gap(s) if all(notes[key][0] for key in GAUGE_NOTES) else 0.0)
         width = content_right + MARGIN
 
         # Rows, top to bottom: the worker's words, the picture (up to and down from the belt's top), the
@@ -215,8 +246,9 @@ class _Planner:
         )
         belt_words = ROLLERS_BELOW_BELT + 6 + self.height("belt", s, belt_lines) + stack_gap(s) \
             + self.height("bandwidth", s)
+        busy_height = self.height("busy", s)
         below = max(BENCH_HEIGHT, WAREHOUSE_BELOW_BELT, belt_words,
-                    0.0 if tall else 6 + self.height("busy", s) + 4)
+                    0.0 if tall else 6 + busy_height + (stack_gap(s) + notes_height if notes_height else 0.0) + 4)
         top = MARGIN + top_height + GAP
         belt_top = top + above
         y = belt_top + below
@@ -237,14 +269,29 @@ class _Planner:
             thickness = max(GAUGE_BAR_THICKNESS, GAUGE_MIN_PX / s)
             gauge_bar = QRectF(MARGIN, y, content_right - MARGIN, thickness)
             y += thickness
+            if notes_height:
+                y += 6
+                if side_by_side:
+                    half = (content_right - MARGIN - GAP) / 2
+                    boxes.append(("basis", QRectF(MARGIN, y, half, notes_height), align.AlignLeft | align.AlignTop))
+                    boxes.append(("measured", QRectF(content_right - half, y, half, notes_height),
+                                  align.AlignRight | align.AlignTop))
+                else:
+                    boxes.append(("basis+measured", QRectF(MARGIN, y, content_right - MARGIN, notes_height),
+                                  align.AlignLeft | align.AlignTop))
+                y += notes_height
         else:
             gauge_centre = gauge_left + gauge_width / 2
             gauge_bar = QRectF(gauge_centre - GAUGE_BAR_WIDTH / 2, belt_top - GAUGE_BAR_HEIGHT,
                                GAUGE_BAR_WIDTH, GAUGE_BAR_HEIGHT)
             boxes.append(("idle", QRectF(gauge_left, top, gauge_width, gauge_bar.top() - 6 - top),
                           align.AlignHCenter | align.AlignBottom))
-            boxes.append(("busy", QRectF(gauge_left, belt_top + 6, gauge_width, below - 6),
+            boxes.append(("busy", QRectF(gauge_left, belt_top + 6, gauge_width, busy_height),
                           align.AlignHCenter | align.AlignTop))
+            if notes_height:
+                notes_top = belt_top + 6 + busy_height + stack_gap(s)
+                boxes.append(("basis+measured", QRectF(gauge_left, notes_top, gauge_width,
+                                                       belt_top + below - notes_top), align.AlignHCenter | align.AlignTop))
         trace = None
         if not self.compact:
             y += GAP
@@ -286,11 +333,12 @@ class _Planner:
         return _Plan(width, height, layout, boxes, {"worker": worker_x, "peak": worker_x, "waiting": worker_x})
 
 
-def _largest_scale(planner: _Planner, width: float, height: float, tall: bool, trace_label: bool) -> float:
+def _largest_scale(planner: _Planner, width: float, height: float, tall: bool, trace_label: bool,
+                   gauge_notes: bool) -> float:
     """The largest scale at which the arrangement fits ``width`` x ``height`` pixels (bisection: text
     at the floor makes the logical size grow as the scale falls, so there is no closed form)."""
     def fits(s: float) -> bool:
-        plan = planner.plan(s, tall, trace_label)
+        plan = planner.plan(s, tall, trace_label, gauge_notes)
         return plan.width * s <= width and plan.height * s <= height
 
     low, high = 0.02, 4.0
@@ -308,14 +356,22 @@ def lay_out(measure: TextMeasure, width: float, height: float, labels: dict[str,
     planner = _Planner(measure, labels, compact)
     options = []
     for tall in (False, True):
-        bare = _largest_scale(planner, width, height, tall, False)
-        with_trace = bare if compact else _largest_scale(planner, width, height, tall, True)
-        options.append((with_trace, tall, True) if with_trace >= OPTIONAL_BAND_COST * bare else (bare, tall, False))
-    s, tall, trace_label = max(options, key=lambda option: (option[0], option[1]))
-    plan = planner.plan(s, tall, trace_label)
+        bare = _largest_scale(planner, width, height, tall, False, False)
+        with_notes = _largest_scale(planner, width, height, tall, False, True) if planner.has_gauge_notes() else 0.0
+        notes = with_notes >= GAUGE_NOTES_COST * bare
+        base = with_notes if notes else bare
+        with_trace = base if compact else _largest_scale(planner, width, height, tall, True, notes)
+        trace = with_trace >= OPTIONAL_BAND_COST * base
+        s = with_trace if trace else base
+        # Dropping the gauge's notes counts as drawing that much smaller: kept where the other arrangement
+        # is not clearly larger without them.
+        options.append((s * (1.0 if notes or not planner.has_gauge_notes() else GAUGE_NOTES_COST), s, tall,
+                        trace, notes))
+    _, s, tall, trace_label, gauge_notes = max(options, key=lambda option: (option[0], option[2]))
+    plan = planner.plan(s, tall, trace_label, gauge_notes)
     extra = min(BELT_MAX_LENGTH - (plan.layout.belt_end_x - plan.layout.belt_start_x), width / s - plan.width)
     if extra > 1:
-        plan = planner.plan(s, tall, trace_label, belt_extra=extra)
+        plan = planner.plan(s, tall, trace_label, gauge_notes, belt_extra=extra)
     layout = plan.layout
     layout.origin = QPointF((width - plan.width * s) / 2, (height - plan.height * s) / 2)
     _place_labels(measure, planner, layout, QRectF(0, 0, width, height), plan.boxes, plan.centres)

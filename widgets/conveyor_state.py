@@ -8,10 +8,13 @@ time; the worker needs ``box work / peak FLOPS`` seconds to finish one. Shown
 slowed down by ``gpu_seconds_per_screen_second``.
 
 Everything here is plain arithmetic on the numbers the scene hands over (it
-takes them from the engine); no Qt, so the motion can be checked by tests:
-over any whole number of cycles the worker is busy exactly
-``min(1, flops_per_byte * bandwidth / peak)`` of the time, the engine's
-utilisation.
+takes them from the engine); no Qt, so the motion can be checked by tests.
+The busy share is not computed here: the scene hands over the engine's
+``utilisation`` and the worker works that share of every cycle, so the gauge
+(which draws ``utilisation``), the label beside it and the motion can never
+disagree. The cycle's length comes from the speeds: a box every
+``box_bytes / bandwidth`` seconds, or, when the worker needs longer for a box
+(above the ridge), his time for it at peak.
 """
 from __future__ import annotations
 
@@ -34,7 +37,9 @@ FLASH_SCREEN_SECONDS = 0.35
 # (the drawing shrinks until they fit, at a readable size); the optional tail gets the room that is
 # left and is left out, from the end of this list, where there is none.
 LABEL_PRIORITY = ("warehouse", "capacity", "belt", "bandwidth", "worker", "peak", "idle", "busy", "ratio",
-                  "waiting", "backed_up", "time_scale", "trace", "box")
+                  "basis", "measured", "waiting", "backed_up", "time_scale", "trace", "box")
+# Drawn with the gauge only (``show_gauge``): its two numbers and what they are based on.
+GAUGE_LABELS = frozenset({"idle", "busy", "basis", "measured"})
 ESSENTIAL_LABELS = frozenset(LABEL_PRIORITY[:LABEL_PRIORITY.index("ratio") + 1])
 
 
@@ -44,16 +49,21 @@ class ConveyorState:
 
     ``labels`` keys the widget knows (each drawn only when present):
     ``warehouse``, ``capacity``, ``belt``, ``bandwidth``, ``worker``, ``peak``,
-    ``ratio``, ``time_scale``, ``box``, ``busy``, ``idle``, ``waiting``,
+    ``ratio``, ``time_scale``, ``box``, ``busy``, ``idle``, ``basis`` (what the gauge's numbers are
+    based on), ``measured`` (a second, labelled figure beside the gauge), ``waiting``,
     ``backed_up``, ``trace`` (``time_scale``, ``box`` and ``trace`` are left out when ``compact``).
     Where the widget is too small for all of them, it leaves out optional ones (``LABEL_PRIORITY``).
+    Labels named in ``hidden`` keep their place but are not drawn (yet), so the drawing does not
+    jump when they appear.
     """
     bandwidth_bytes_per_second: float
     peak_flops_per_second: float
     flops_per_byte: float
+    utilisation: float                   # the engine's share of peak at ``flops_per_byte``, 0..1
     box_bytes: float = 2e6
     gpu_seconds_per_screen_second: float = 1e-6
     labels: dict[str, str] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()
     show_gauge: bool = True
     # Beside another picture: only the parts that carry the idea (warehouse, belt,
     # worker, their numbers, the gauge); no trace, so the drawing can be larger.
@@ -77,20 +87,26 @@ def box_interval_screen_seconds(state: ConveyorState) -> float:
     return state.box_bytes / state.bandwidth_bytes_per_second / state.gpu_seconds_per_screen_second
 
 
-def work_screen_seconds(state: ConveyorState) -> float:
-    """Screen seconds the worker needs for one box: its FLOP / peak FLOPS, slowed down."""
+def box_at_peak_screen_seconds(state: ConveyorState) -> float:
+    """Screen seconds one box's work takes at peak FLOPS: its FLOP / peak, slowed down (sets the pace
+    only above the ridge, where the belt waits for the worker)."""
     box_flop = state.box_bytes * state.flops_per_byte
     return box_flop / state.peak_flops_per_second / state.gpu_seconds_per_screen_second
 
 
 def cycle_screen_seconds(state: ConveyorState) -> float:
     """One box per cycle: the slower of belt and worker sets the pace."""
-    return max(box_interval_screen_seconds(state), work_screen_seconds(state))
+    return max(box_interval_screen_seconds(state), box_at_peak_screen_seconds(state))
 
 
 def busy_share(state: ConveyorState) -> float:
-    """Share of each cycle the worker works; equals the roofline utilisation."""
-    return work_screen_seconds(state) / cycle_screen_seconds(state)
+    """Share of each cycle the worker works: the engine's utilisation, as handed over (clamped to 0..1)."""
+    return max(0.0, min(1.0, state.utilisation))
+
+
+def work_screen_seconds(state: ConveyorState) -> float:
+    """Screen seconds the worker works in each cycle: the engine's utilisation of the cycle."""
+    return busy_share(state) * cycle_screen_seconds(state)
 
 
 def belt_share(state: ConveyorState) -> float:
@@ -110,7 +126,7 @@ def gear_turns_per_second(state: ConveyorState) -> float:
 
 def queue_boxes(state: ConveyorState) -> int:
     """Boxes shown waiting: none at or below the ridge, more the further above it (capped)."""
-    backlog = work_screen_seconds(state) / box_interval_screen_seconds(state)
+    backlog = box_at_peak_screen_seconds(state) / box_interval_screen_seconds(state)
     if backlog <= 1.0 + 1e-9:
         return 0
     return min(QUEUE_CAP_BOXES, math.ceil(backlog - 1e-9) - 1)

@@ -2,15 +2,28 @@
 
 The worker (compute) is hundreds of times faster than the belt (HBM bandwidth)
 can feed him, so at decode he mostly waits. The scene takes every number from
-the engine (``engine.roofline`` for peaks, ridge and utilisation, the report
-for the decode and prefill intensities) and hands the widgets plain states.
+the engine (``engine.roofline`` for peaks, ridge and utilisation, the reports
+of its two presets for the decode and prefill intensities) and hands the
+widgets plain states.
 
-GPU and precision change the shared scenario; the intensity control and its
-presets belong to this scene. Each build sets the intensity (the ridge for the
-first three, decode from the fourth). The "fp8" build alone shows the FP8
-worker, without touching the shared scenario (picking a precision drops it
-again); every other build, the roofline included, shows the scenario's own
-precision, so every number on the stage belongs to one precision.
+The picture is the roofline: datasheet peaks, and the worker busy exactly the
+roofline's utilisation. The stage and the captions say so. The rest of the app
+follows the scenario's mode; in "realistic" mode (efficiency factors real
+kernels reach) the engine's decode utilisation is lower, so the scene shows it
+beside the gauge as a second, labelled figure, and the captions say why the two
+differ. In "ideal" mode the two agree and one figure is shown.
+
+The presets are what their names say: "decode, batch 1" is the scenario at
+batch 1, "prefill, 1,000 tokens" the scenario with a 1,000-token prompt at
+batch 1, each computed by the engine (cached per scenario).
+
+GPU and precision are the shared scenario's (its panel beside the scene's own
+controls); the intensity control and its presets belong to this scene. Each
+build sets the intensity (the ridge for the first three, decode from the
+fourth). The "fp8" build alone shows the FP8 worker, without touching the
+shared scenario (a label among the controls says so; choosing another
+precision drops it); every other build, the roofline included, shows the
+scenario's own precision, so every number on the stage belongs to one precision.
 Build changes ease over ``TRANSITION_SECONDS`` of the scene clock.
 
 The roofline plot is created the first time it is needed (the roofline build,
@@ -20,19 +33,21 @@ press, at its final size; no animation frame re-lays it out or repaints it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget,
-)
+from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
 from desktop.scene import Scene, SceneContext
 from engine import compute_report
 from engine import roofline
 from engine.catalog import default_catalog
-from engine.units import format_bandwidth, format_bytes, format_flop, format_flops, format_percent, format_ratio, \
-    format_seconds
+from engine.report import Report
+from engine.units import (
+    format_bandwidth, format_bytes, format_flop, format_flops, format_intensity, format_percent, format_ratio,
+    format_seconds,
+)
 from widgets.conveyor_belt import TRACE_WINDOW_SECONDS, ConveyorBelt
 from widgets.conveyor_state import ConveyorState
 from widgets.roofline_plot import RooflinePlot, RooflinePoint, RooflineState
@@ -57,6 +72,43 @@ ROOFLINE_SHARE = 0.4                 # of the stage's width, once the roofline i
 BELT_BESIDE_ROOFLINE_MIN_PX = 240
 
 
+def number_of(formatted: str) -> str:
+    """The number of a text from ``engine.units`` ("295 FLOP/byte" -> "295"), for texts that write the
+    unit in the reader's language ("295 FLOP/字节")."""
+    return formatted.split(" ", 1)[0]
+
+
+def intensity_number(flops_per_byte: float) -> str:
+    return number_of(format_intensity(flops_per_byte))
+
+
+def compute_tick_number(flops_per_second: float) -> str:
+    """A y tick of the roofline, in TFLOPS (the unit its axis title names)."""
+    return number_of(format_flops(flops_per_second))
+
+
+@functools.lru_cache(maxsize=16)
+def preset_reports(scenario) -> tuple[Report, Report]:
+    """The engine's reports behind the two presets: decode at batch 1, and a 1,000-token prefill at batch 1."""
+    decode = compute_report(dataclasses.replace(scenario, batch=1))
+    prefill = compute_report(dataclasses.replace(scenario, prompt_tokens=PREFILL_PRESET_TOKENS, batch=1))
+    return decode, prefill
+
+
+class IntensityBox(QDoubleSpinBox):
+    """The intensity typed in: three significant digits (``engine.units``) and the unit as a suffix."""
+
+    def textFromValue(self, value: float) -> str:
+        return intensity_number(value)
+
+    def valueFromText(self, text: str) -> float:
+        number = text.strip().removesuffix(self.suffix().strip()).strip().replace(",", "")
+        try:
+            return float(number)
+        except ValueError:
+            return self.value()
+
+
 def _eased(progress: float) -> float:
     p = max(0.0, min(1.0, progress))
     return p * p * (3 - 2 * p)
@@ -72,7 +124,7 @@ class GpuWaitsScene(Scene):
         self._catalog = default_catalog()
         self._scenario = context.store.scenario
         self._report = context.store.report
-        self._prefill_report = self._prefill_preset_report(self._scenario)
+        self._decode_report, self._prefill_report = preset_reports(self._scenario)
         self._fp8_shown = False
         self._intensity = roofline.ridge_point(*self._gpu_and_precision())
         self._tween: tuple[float, float, float] | None = None    # (from, to, start seconds), FLOP/byte
@@ -85,10 +137,6 @@ class GpuWaitsScene(Scene):
         self.go_to_build(0, animate=False)
 
     # -- the numbers this scene shows ------------------------------------------------
-    @staticmethod
-    def _prefill_preset_report(scenario):
-        return compute_report(dataclasses.replace(scenario, prompt_tokens=PREFILL_PRESET_TOKENS, batch=1))
-
     def _gpu_and_precision(self):
         """The GPU and the precision the picture shows (FP8 in the fp8 build, else the scenario's)."""
         gpu = self._catalog.gpu(self._scenario.gpu)
@@ -96,8 +144,18 @@ class GpuWaitsScene(Scene):
         return gpu, precision
 
     def decode_intensity(self) -> float:
-        decode = self._report.decode
+        """Decode at batch 1 (the preset's name), whatever the scenario's batch."""
+        decode = self._decode_report.decode
         return decode.flops_per_token / decode.bytes_per_token
+
+    def realistic(self) -> bool:
+        """Whether the scenario's mode applies efficiency factors, so the engine's figures differ from the
+        roofline's the picture shows."""
+        return self._scenario.mode == "realistic"
+
+    def measured_decode_utilisation(self) -> float:
+        """The engine's decode utilisation at batch 1 in the scenario's mode (realistic: below the roofline's)."""
+        return self._decode_report.decode.utilisation
 
     def prefill_intensity(self) -> float:
         prefill = self._prefill_report.prefill
@@ -112,7 +170,7 @@ class GpuWaitsScene(Scene):
         return roofline.utilisation(*self._gpu_and_precision(), self._intensity)
 
     def _intensity_text(self, value: float) -> str:
-        return self._text("label.intensity", value=f"{value:.3g}" if value < 1000 else f"{value:,.0f}")
+        return self._text("label.intensity", value=intensity_number(value))
 
     def _text(self, key: str, **values) -> str:
         return self.context.language.text(f"{self.key}.{key}", **values)
@@ -148,6 +206,8 @@ class GpuWaitsScene(Scene):
             "peak_fp8": format_flops(roofline.peak_flops(gpu, fp8)),
             "idle_fp16": format_percent(1.0 - roofline.utilisation(gpu, fp16, decode)),
             "idle_fp8": format_percent(1.0 - roofline.utilisation(gpu, fp8, decode)),
+            "measured_decode_busy": format_percent(self.measured_decode_utilisation()),
+            "measured_prefill_busy": format_percent(self._prefill_report.prefill.utilisation),
         }
 
     def caption(self) -> str:
@@ -155,6 +215,8 @@ class GpuWaitsScene(Scene):
         gpu = self._catalog.gpu(self._scenario.gpu)
         if name == "fp8" and roofline.is_weight_only(gpu, self._catalog.precision("fp8")):
             name = "fp8_weight_only"
+        if name in ("decode", "roofline") and self.realistic():
+            name = f"{name}_realistic"
         return self._text(f"caption.{name}", **self.caption_values())
 
     # -- states for the widgets -------------------------------------------------------
@@ -170,7 +232,10 @@ class GpuWaitsScene(Scene):
             "time_scale": self._text("label.time_scale", gpu_time=values["gpu_time"],
                                      box_bytes=format_bytes(BOX_BYTES)),
             "trace": self._text("label.trace", seconds=format_seconds(TRACE_WINDOW_SECONDS)),
+            "basis": self._text("label.basis"),
         }
+        if self.realistic():
+            labels["measured"] = self._text("label.measured", busy=values["measured_decode_busy"])
         if self._build >= FIRST_NUMBERS_BUILD:
             labels.update(
                 capacity=values["capacity"], bandwidth=values["bandwidth"],
@@ -185,9 +250,13 @@ class GpuWaitsScene(Scene):
             bandwidth_bytes_per_second=gpu.memory_bandwidth_bytes_per_second,
             peak_flops_per_second=roofline.peak_flops(gpu, precision),
             flops_per_byte=self._intensity,
+            utilisation=self.utilisation(),
             box_bytes=BOX_BYTES,
             gpu_seconds_per_screen_second=GPU_SECONDS_PER_SCREEN_SECOND,
             labels=labels,
+            # The engine's realistic figure is for decode at the scenario's own precision: shown where the
+            # belt shows that (the place is kept in every build, so the drawing does not jump).
+            hidden=frozenset() if self._build in (FIRST_DECODE_BUILD, ROOFLINE_BUILD) else frozenset({"measured"}),
             show_gauge=self._build >= FIRST_GAUGE_BUILD,
             compact=self._build >= ROOFLINE_BUILD,
         )
@@ -208,6 +277,7 @@ class GpuWaitsScene(Scene):
             roof=corners, ridge_flops_per_byte=ridge,
             ridge_label=self._text("label.ridge", ridge=self._intensity_text(ridge)),
             x_label=self._text("label.x_axis"), y_label=self._text("label.y_axis"),
+            x_tick_text=intensity_number, y_tick_text=compute_tick_number,
             points=(point("decode", decode), point("prefill", prefill), point("control", self._intensity)),
             memory_bound_label=self._text("label.memory_bound"),
             compute_bound_label=self._text("label.compute_bound"),
@@ -238,8 +308,10 @@ class GpuWaitsScene(Scene):
         self._refresh()
 
     def on_report(self, scenario, report) -> None:
+        if scenario.weights != self._scenario.weights:
+            self._fp8_shown = False          # the person's own choice of precision wins over the fp8 build's
         self._scenario, self._report = scenario, report
-        self._prefill_report = self._prefill_preset_report(scenario)
+        self._decode_report, self._prefill_report = preset_reports(scenario)
         self._refresh()
 
     def retranslate(self) -> None:
@@ -312,29 +384,25 @@ class GpuWaitsScene(Scene):
 
     # -- controls -------------------------------------------------------------------------
     def _create_controls(self) -> QWidget:
+        """The intensity control and its presets. GPU and precision are the shared scenario panel's (one
+        way to do each thing); the fp8 build's own FP8 worker is named by a label, not a second picker."""
         box = QWidget()
         layout = QHBoxLayout(box)
-        self._gpu_label, self._precision_label, self._intensity_label = QLabel(), QLabel(), QLabel()
-        self.gpu_combo = QComboBox()
-        for gpu in self._catalog.gpus.values():
-            self.gpu_combo.addItem(gpu.name, gpu.id)
-        self.precision_combo = QComboBox()
-        for precision in self._catalog.precisions.values():
-            self.precision_combo.addItem(precision.name, precision.id)
+        self._intensity_label = QLabel()
         self.intensity_slider = QSlider(Qt.Orientation.Horizontal)
         self.intensity_slider.setRange(round(math.log10(INTENSITY_MIN) * SLIDER_STEPS_PER_DECADE),
                                        round(math.log10(INTENSITY_MAX) * SLIDER_STEPS_PER_DECADE))
         self.intensity_slider.setMinimumWidth(220)
-        self.intensity_box = QDoubleSpinBox()
+        self.intensity_box = IntensityBox()
         self.intensity_box.setRange(INTENSITY_MIN, INTENSITY_MAX)
-        self.intensity_box.setDecimals(2)
+        self.intensity_box.setDecimals(2)            # what is kept; three significant digits are shown
+        self.intensity_box.setStepType(QAbstractSpinBox.StepType.AdaptiveDecimalStepType)
         self.decode_button, self.prefill_button = QPushButton(), QPushButton()
-        for widget in (self._gpu_label, self.gpu_combo, self._precision_label, self.precision_combo,
-                       self._intensity_label, self.intensity_slider, self.intensity_box,
-                       self.decode_button, self.prefill_button):
+        self.override_label = QLabel()
+        self.override_label.setWordWrap(True)
+        for widget in (self._intensity_label, self.intensity_slider, self.intensity_box,
+                       self.decode_button, self.prefill_button, self.override_label):
             layout.addWidget(widget)
-        self.gpu_combo.activated.connect(self._on_gpu_chosen)
-        self.precision_combo.activated.connect(self._on_precision_chosen)
         self.intensity_slider.valueChanged.connect(self._on_slider_moved)
         self.intensity_box.valueChanged.connect(self._on_box_changed)
         self.decode_button.clicked.connect(lambda: self.set_intensity(self.decode_intensity(), animate=True))
@@ -343,35 +411,27 @@ class GpuWaitsScene(Scene):
         return box
 
     def _retranslate_controls(self) -> None:
-        self._gpu_label.setText(self._text("control.gpu"))
-        self._precision_label.setText(self._text("control.precision"))
         self._intensity_label.setText(self._text("control.intensity"))
         for widget in (self._intensity_label, self.intensity_slider, self.intensity_box):
             widget.setToolTip(self._text("control.intensity_tip"))
+        self.intensity_box.setSuffix(" " + self._text("control.intensity_unit"))
         self.decode_button.setText(self._text("control.preset_decode"))
         self.prefill_button.setText(self._text("control.preset_prefill"))
 
     def _sync_controls(self) -> None:
         """Show the current values without the controls writing them back."""
-        widgets = (self.gpu_combo, self.precision_combo, self.intensity_slider, self.intensity_box)
+        widgets = (self.intensity_slider, self.intensity_box)
         for widget in widgets:
             widget.blockSignals(True)
-        gpu, precision = self._gpu_and_precision()
-        self.gpu_combo.setCurrentIndex(self.gpu_combo.findData(gpu.id))
-        self.precision_combo.setCurrentIndex(self.precision_combo.findData(precision.id))
         self.intensity_slider.setValue(round(math.log10(self._intensity) * SLIDER_STEPS_PER_DECADE))
         self.intensity_box.setValue(self._intensity)
         for widget in widgets:
             widget.blockSignals(False)
-
-    def _on_gpu_chosen(self, index: int) -> None:
-        self.context.store.update(gpu=self.gpu_combo.itemData(index))
-
-    def _on_precision_chosen(self, index: int) -> None:
-        # The person's own choice wins over the fp8 build's demonstration.
-        self._fp8_shown = False
-        self.context.store.update(weights=self.precision_combo.itemData(index))
-        self._refresh()
+        self.override_label.setVisible(self._fp8_shown)
+        if self._fp8_shown:
+            self.override_label.setText(self._text(
+                "control.fp8_override", shown=self._catalog.precision("fp8").name,
+                scenario=self._catalog.precision(self._scenario.weights).name))
 
     def _on_slider_moved(self, value: int) -> None:
         self.set_intensity(10 ** (value / SLIDER_STEPS_PER_DECADE))

@@ -3,6 +3,7 @@ import dataclasses
 
 import pytest
 from PySide6.QtCore import QRectF
+from PySide6.QtWidgets import QComboBox
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
@@ -66,8 +67,7 @@ def test_changing_the_gpu_changes_belt_and_worker_in_proportion(make_scene):
     scene = make_scene()
     scene.go_to_build(BUILDS.index("numbers"), animate=False)
     before = scene.belt.state
-    scene.gpu_combo.setCurrentIndex(scene.gpu_combo.findData("b200"))
-    scene.gpu_combo.activated.emit(scene.gpu_combo.currentIndex())
+    scene.context.store.update(gpu="b200")          # the shared scenario panel's GPU picker
     after = scene.belt.state
     assert scene.context.store.scenario.gpu == "b200"
     h800, b200 = CATALOG.gpu("h800"), CATALOG.gpu("b200")
@@ -126,10 +126,10 @@ def test_fp8_build_shows_fp8_without_changing_the_shared_scenario(make_scene):
     scene = make_scene()
     scene.go_to_build(BUILDS.index("decode"), animate=False)
     fp16_peak = scene.belt.state.peak_flops_per_second
+    fp16_busy = busy_share(scene.belt.state)
     scene.next_build()
     assert scene.belt.state.peak_flops_per_second == pytest.approx(2 * fp16_peak, rel=1e-3)
-    assert busy_share(scene.belt.state) < 0.5 * busy_share(dataclasses.replace(
-        scene.belt.state, peak_flops_per_second=fp16_peak)) + 1e-12
+    assert busy_share(scene.belt.state) < 0.5 * fp16_busy + 1e-12
     assert scene.context.store.scenario.weights == "fp16"
     assert "FP8" in scene.belt.state.labels["peak"]
     scene.previous_build()
@@ -139,12 +139,37 @@ def test_fp8_build_shows_fp8_without_changing_the_shared_scenario(make_scene):
 def test_choosing_a_precision_wins_over_the_fp8_build(make_scene):
     scene = make_scene()
     scene.go_to_build(BUILDS.index("fp8"), animate=False)
-    scene.precision_combo.setCurrentIndex(scene.precision_combo.findData("fp16"))
-    scene.precision_combo.activated.emit(scene.precision_combo.currentIndex())
-    assert "FP16" in scene.belt.state.labels["peak"]
-    scene.precision_combo.setCurrentIndex(scene.precision_combo.findData("int4"))
-    scene.precision_combo.activated.emit(scene.precision_combo.currentIndex())
+    assert not scene.override_label.isHidden()
+    assert "FP8" in scene.override_label.text() and "FP16" in scene.override_label.text()
+    scene.context.store.update(weights="int4")       # the shared scenario panel's precision picker
     assert scene.context.store.scenario.weights == "int4"
+    assert "FP8" not in scene.belt.state.labels["peak"]
+    assert scene.override_label.isHidden()
+
+
+def test_the_scene_has_no_second_gpu_or_precision_picker(make_scene):
+    """The shared scenario panel beside it holds GPU and precision: one way to do each thing."""
+    scene = make_scene()
+    for index in range(len(BUILDS)):
+        scene.go_to_build(index, animate=False)
+        assert not scene.controls().findChildren(QComboBox)
+        assert scene.override_label.isHidden() == (BUILDS[index] != "fp8")
+
+
+@pytest.mark.parametrize(("language", "unit"), [("en", " FLOP/byte"), ("zh", " FLOP/字节")])
+def test_the_intensity_box_shows_its_unit_and_three_digits(make_scene, language, unit):
+    scene = make_scene(language)
+    box = scene.intensity_box
+    scene.go_to_build(BUILDS.index("ratio"), animate=False)
+    assert box.suffix() == unit and box.text() == "295" + unit
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    assert box.text() == "1.02" + unit
+    scene.intensity_slider.setValue(scene.intensity_slider.maximum())
+    assert box.text() == "10000" + unit
+    box.lineEdit().selectAll()
+    box.lineEdit().insert("50")
+    box.interpretText()
+    assert scene.intensity == pytest.approx(50)
 
 
 def test_a_gpu_without_fp8_says_so_in_the_fp8_build(make_scene):
@@ -207,6 +232,7 @@ def test_language_switch_rewrites_the_labels(make_scene):
     scene.retranslate()
     assert scene.belt.state.labels["idle"].startswith("空闲")
     assert scene.decode_button.text() == "decode（batch 1）"
+    assert scene.intensity_box.suffix() == " FLOP/字节"
 
 
 def test_export_shows_the_last_build_at_rest(make_scene):
@@ -238,9 +264,9 @@ def test_the_roofline_build_shows_the_scenarios_own_precision(make_scene, scenar
     # Every number on the stage belongs to that precision: the worker, the ratio, the points, the caption.
     assert scene.belt.state.peak_flops_per_second == pytest.approx(roofline.peak_flops(gpu, precision))
     assert busy_share(scene.belt.state) == pytest.approx(roofline.utilisation(gpu, precision, scene.intensity))
-    decode_x, decode_tflops = scene.plot.point_position("decode")
+    decode_x, decode_flops = scene.plot.point_position("decode")
     assert decode_x == pytest.approx(scene.decode_intensity())
-    assert decode_tflops * 1e12 == pytest.approx(roofline.attainable_flops(gpu, precision, decode_x))
+    assert decode_flops == pytest.approx(roofline.attainable_flops(gpu, precision, decode_x))
     ridge_words = scene._intensity_text(ridge)
     assert ridge_words in scene.plot.ridge_text() and ridge_words in scene.caption()
 
@@ -352,3 +378,66 @@ def test_a_narrow_stage_puts_the_gauge_below_the_belt(make_scene):
     scene.resize(1850, 700)
     scene.go_to_build(BUILDS.index("decode"), animate=False)
     assert not scene.belt.is_tall()
+
+
+def test_the_decode_preset_is_batch_1_whatever_the_scenarios_batch(make_scene):
+    scene = make_scene(scenario=Scenario(batch=8))
+    batch_1 = compute_report(dataclasses.replace(scene.context.store.scenario, batch=1)).decode
+    batch_8 = scene.context.store.report.decode
+    assert batch_8.flops_per_token / batch_8.bytes_per_token > 5     # the scenario's own batch is elsewhere
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    assert scene.intensity == pytest.approx(batch_1.flops_per_token / batch_1.bytes_per_token)
+    assert "1.02 FLOP/byte" in scene.caption() and "batch 1" in scene.caption()
+    scene.go_to_build(BUILDS.index("roofline"), animate=False)
+    assert scene.plot.point_position("decode")[0] == pytest.approx(scene.intensity)
+    assert "at 1.02 FLOP/byte" in scene.caption() and "at 8 FLOP/byte" not in scene.caption()
+    scene.intensity_slider.setValue(0)
+    scene.decode_button.click()
+    finish_transitions(scene)
+    assert scene.intensity == pytest.approx(batch_1.flops_per_token / batch_1.bytes_per_token)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_realistic_mode_shows_the_engines_figure_beside_the_roofline_gauge(make_scene, language):
+    scene = make_scene(language, Scenario(mode="realistic"))
+    scene.resize(1850, 700)
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    report = compute_report(dataclasses.replace(scene.context.store.scenario, batch=1))
+    measured = format_percent(report.decode.utilisation)
+    roofline_busy = format_percent(engine_utilisation(scene))
+    assert measured == "0.273%" and roofline_busy == "0.346%"
+    drawn = {key: text.replace("\n", "" if language == "zh" else " ") for key, text in
+             scene.belt.drawn_label_texts().items()}
+    assert roofline_busy in drawn["busy"]
+    assert drawn["basis"] == {"en": "on the roofline (datasheet peaks)", "zh": "按 roofline（数据手册峰值）"}[language]
+    assert measured in drawn["measured"]
+    assert drawn["measured"].startswith({"en": "measured-like", "zh": "接近实测"}[language])
+    assert measured in scene.caption() and roofline_busy in scene.caption()
+    scene.go_to_build(BUILDS.index("roofline"), animate=False)
+    prefill = compute_report(dataclasses.replace(scene.context.store.scenario, prompt_tokens=1000, batch=1)).prefill
+    assert measured in scene.caption() and format_percent(prefill.utilisation) in scene.caption()
+    assert "measured" in scene.belt.drawn_label_texts()
+    scene.go_to_build(BUILDS.index("fp8"), animate=False)       # an FP8 worker: the FP16 figure would not fit
+    assert "measured" not in scene.belt.drawn_label_texts()
+
+
+def test_ideal_mode_shows_one_figure_and_the_scene_follows_the_mode(make_scene):
+    scene = make_scene(scenario=Scenario(mode="realistic"))
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    assert "measured" in scene.belt.state.labels and "0.273%" in scene.caption()
+    assert scene.context.store.update(mode="ideal")
+    assert "measured" not in scene.belt.state.labels
+    assert "0.273%" not in scene.caption() and "0.346%" in scene.caption()
+    assert scene.measured_decode_utilisation() == pytest.approx(engine_utilisation(scene))   # the two agree
+    assert "basis" in scene.belt.drawn_label_texts()
+    scene.context.store.update(mode="realistic")
+    assert "0.273%" in scene.belt.state.labels["measured"]
+
+
+@pytest.mark.parametrize("gpu_id", ["h800", "a100-80gb", "b200"])
+@pytest.mark.parametrize("flops_per_byte", [1.0, 300.0, 5000.0])
+def test_the_belt_is_handed_the_engines_utilisation(make_scene, gpu_id, flops_per_byte):
+    scene = make_scene(scenario=Scenario(gpu=gpu_id))
+    scene.go_to_build(BUILDS.index("decode"), animate=False)
+    scene.set_intensity(flops_per_byte)
+    assert scene.belt.state.utilisation == engine_utilisation(scene)

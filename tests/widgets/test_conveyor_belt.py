@@ -1,5 +1,7 @@
 """The conveyor belt shows the roofline honestly: its motion follows bandwidth, peak and intensity."""
 
+from dataclasses import replace
+
 import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
@@ -17,9 +19,10 @@ CATALOG = default_catalog()
 
 
 def state_for(gpu_id: str, precision_id: str, flops_per_byte: float, **extra) -> ConveyorState:
+    """The state the scene hands over: speeds and the utilisation, all from the engine."""
     gpu, precision = CATALOG.gpu(gpu_id), CATALOG.precision(precision_id)
     return ConveyorState(gpu.memory_bandwidth_bytes_per_second, roofline.peak_flops(gpu, precision),
-                         flops_per_byte, **extra)
+                         flops_per_byte, roofline.utilisation(gpu, precision, flops_per_byte), **extra)
 
 
 def busy_seconds(state: ConveyorState, start: float, end: float) -> float:
@@ -158,7 +161,8 @@ LONG_LABELS = {**LABELS, "warehouse": "Warehouse = HBM", "belt": "Belt = HBM ban
                "worker": "Worker = compute units", "peak": "989 TFLOPS · FP16", "ratio": "compute ÷ bandwidth = 295×",
                "time_scale": "1 s here = 1 µs on the GPU · one box = 2 MB of weights",
                "trace": "The worker over the last 6 s on screen (filled = working)",
-               "box": "work per box: 2.04 MFLOP (1.02 FLOP/byte)"}
+               "box": "work per box: 2.04 MFLOP (1.02 FLOP/byte)", "basis": "on the roofline (datasheet peaks)",
+               "measured": "measured-like, decode: busy 0.273%"}
 
 
 @pytest.mark.parametrize("size", [(450, 400), (570, 420), (900, 600), (1850, 700), (980, 430), (320, 240)])
@@ -186,3 +190,44 @@ def test_text_is_measured_where_it_is_painted_and_grows_with_the_drawing(qtbot):
     small = widget.label_rects()["peak"].height()
     widget.resize(1850, 700)
     assert widget.label_rects()["peak"].height() > 1.5 * small
+
+
+def test_the_busy_share_is_the_utilisation_handed_over_not_recomputed():
+    """The gauge, its label and the motion all show the engine's figure, whatever it is."""
+    roofline_state = state_for("h800", "fp16", 1.02)
+    handed = replace(roofline_state, utilisation=0.5 * roofline_state.utilisation)
+    assert busy_share(handed) == handed.utilisation
+    window = 5 * cycle_screen_seconds(handed)
+    assert busy_seconds(handed, 0.4, 0.4 + window) / window == pytest.approx(handed.utilisation, rel=1e-9)
+    assert cycle_screen_seconds(handed) == cycle_screen_seconds(roofline_state)   # the speeds set the pace
+
+
+def test_the_gauge_bar_draws_the_utilisation_handed_over(qtbot):
+    def busy_pixels(utilisation: float) -> int:
+        widget = ConveyorBelt(THEMES["light"])
+        qtbot.addWidget(widget)
+        widget.resize(900, 600)
+        widget.set_state(replace(state_for("h800", "fp16", 150.0, labels=LABELS), utilisation=utilisation))
+        image = widget.grab().toImage()
+        bar = widget._layout.to_screen(widget._layout.gauge_bar).toAlignedRect()
+        good = QColor(THEMES["light"].good).name()
+        return sum(image.pixelColor(x, y).name() == good
+                   for x in range(bar.left() + 2, bar.right() - 1) for y in range(bar.top() + 2, bar.bottom() - 1))
+
+    assert busy_pixels(0.6) > 1.8 * busy_pixels(0.3)
+
+
+def test_hidden_labels_keep_their_place_but_are_not_drawn(qtbot):
+    widget = ConveyorBelt(THEMES["light"])
+    qtbot.addWidget(widget)
+    widget.resize(1850, 700)
+    labels = {**LONG_LABELS, "basis": "on the roofline (datasheet peaks)", "measured": "measured-like, decode: busy 0.273%"}
+    widget.set_state(state_for("h800", "fp16", 1.02, labels=labels, hidden=frozenset({"measured"})))
+    rects = widget.label_rects()
+    assert {"basis", "measured"} <= set(rects)
+    assert "measured" not in widget.drawn_label_texts() and "basis" in widget.drawn_label_texts()
+    widget.set_state(state_for("h800", "fp16", 1.02, labels=labels))
+    assert widget.label_rects() == rects                       # appearing, it does not move anything
+    assert widget.drawn_label_texts()["measured"].replace("\n", " ") == labels["measured"]
+    widget.set_state(state_for("h800", "fp16", 1.02, labels=labels, show_gauge=False))
+    assert not {"idle", "busy", "basis", "measured"} & set(widget.drawn_label_texts())

@@ -1,16 +1,19 @@
 """The roofline plot draws the state it is handed, and moves its items rather than rebuilding them."""
 import math
+from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import QPointF, QRectF
 
 from desktop.i18n import Language
+from desktop.scenes.gpu_waits import compute_tick_number, intensity_number
 from engine import roofline
 from engine.catalog import default_catalog
 from widgets.roofline_plot import TEXT_PX_MIN, RooflinePlot, RooflinePoint, RooflineState
 from widgets.theme import THEMES
 
 CATALOG = default_catalog()
+TICKS = {"x_tick_text": intensity_number, "y_tick_text": compute_tick_number}   # the scene's, from engine.units
 
 
 def state_for(gpu_id: str, precision_id: str, control: float) -> RooflineState:
@@ -22,7 +25,7 @@ def state_for(gpu_id: str, precision_id: str, control: float) -> RooflineState:
         return RooflinePoint(key, f"{key} {x:g}", x, roofline.attainable_flops(gpu, precision, x), value=f"{x:g}")
 
     return RooflineState(roof=roof, ridge_flops_per_byte=ridge, ridge_label=f"ridge {ridge:.0f} FLOP/byte",
-                         x_label="arithmetic intensity (FLOP/byte)", y_label="attainable (TFLOPS)",
+                         x_label="arithmetic intensity (FLOP/byte)", y_label="attainable (TFLOPS)", **TICKS,
                          points=(point("decode", 1.02), point("prefill", 992.0), point("control", control)),
                          memory_bound_label="memory-bound", compute_bound_label="compute-bound")
 
@@ -31,10 +34,10 @@ def test_points_and_ridge_are_where_the_state_says(qtbot):
     plot = RooflinePlot(THEMES["light"])
     qtbot.addWidget(plot)
     plot.set_state(state_for("h800", "fp16", 30.0))
-    x, tflops = plot.point_position("decode")
+    x, flops = plot.point_position("decode")
     assert x == pytest.approx(1.02)
-    assert tflops == pytest.approx(1.02 * 3.35)                 # on the bandwidth slope, in TFLOPS
-    assert plot.point_position("prefill")[1] == pytest.approx(989.4)   # on the roof
+    assert flops == pytest.approx(1.02 * 3.35e12)               # on the bandwidth slope, in FLOP/s as handed over
+    assert plot.point_position("prefill")[1] == pytest.approx(989.4e12)   # on the roof
     assert plot.ridge_text() == "ridge 295 FLOP/byte"
     assert plot.legend_texts() == ["decode 1.02", "prefill 992", "control 30"]
 
@@ -46,7 +49,7 @@ def test_a_new_state_moves_the_same_items(qtbot):
     marker = plot._markers["control"]
     plot.set_state(state_for("b200", "fp8", 3000.0))
     assert plot._markers["control"] is marker
-    assert plot.point_position("control") == pytest.approx((3000.0, 4500.0))
+    assert plot.point_position("control") == pytest.approx((3000.0, 4500e12))
     assert plot.ridge_text() == f"ridge {4500e12 / 7.7e12:.0f} FLOP/byte"
     assert plot.legend_texts()[-1] == "control 3000"
 
@@ -130,14 +133,14 @@ def scene_like_state(language: str, control: float) -> RooflineState:
         return words.text(f"gpu_waits.label.{key}", **values)
 
     def intensity(x):
-        return text("intensity", value=f"{x:.3g}" if x < 1000 else f"{x:,.0f}")
+        return text("intensity", value=intensity_number(x))
 
     def point(key, x):
         return RooflinePoint(key, text(f"point_{key}", value=intensity(x)), x,
                              roofline.attainable_flops(gpu, precision, x), value=intensity(x))
 
     return RooflineState(roof=roof, ridge_flops_per_byte=ridge, ridge_label=text("ridge", ridge=intensity(ridge)),
-                         x_label=text("x_axis"), y_label=text("y_axis"),
+                         x_label=text("x_axis"), y_label=text("y_axis"), **TICKS,
                          points=(point("decode", 1.02), point("prefill", 992.0), point("control", control)),
                          memory_bound_label=text("memory_bound"), compute_bound_label=text("compute_bound"))
 
@@ -225,6 +228,69 @@ def test_a_moving_point_moves_only_its_marker_and_its_legend_line(qtbot):
     with qtbot.assertNotEmitted(plot.plot_widget.getPlotItem().getViewBox().sigStateChanged):
         plot.set_state(scene_like_state("en", 3000.0))
     after = plot.label_rects()
-    assert plot.label_texts()["legend.control"].endswith("3,000 FLOP/byte")
+    assert plot.label_texts()["legend.control"].endswith("3000 FLOP/byte")
     assert {name: rect for name, rect in after.items() if name != "legend.control"} == \
         {name: rect for name, rect in before.items() if name != "legend.control"}
+
+
+def _tick_words(value: float) -> str:
+    return f"<{value:g}>"
+
+
+def test_tick_numbers_are_written_by_the_formatters_the_state_carries(qtbot):
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.resize(740, 780)
+    plot.set_state(replace(state_for("h800", "fp16", 30.0), x_tick_text=_tick_words))
+    ticks = plot.tick_texts()
+    assert ticks["x"] and all(t.startswith("<") and t.endswith(">") for t in ticks["x"])
+    assert "1000" in ticks["y"] and "1e+15" not in ticks["y"]      # FLOP/s written in TFLOPS by the scene's formatter
+
+
+def test_widgets_import_no_engine_and_format_no_numbers_themselves():
+    """Layering: widgets draw what they are handed; numbers are formatted by engine.units, in the scene."""
+    import ast
+    import pathlib
+
+    import widgets
+    for path in pathlib.Path(widgets.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("engine"), path.name
+            elif isinstance(node, ast.Import):
+                assert not any(alias.name.startswith("engine") for alias in node.names), path.name
+        assert "TERA" not in path.read_text(encoding="utf-8"), path.name
+
+
+# The plot beside the belt in the export at 1024 x 768 and 1920 x 1080, and in the window.
+ROOM_FOR_BOTH = [(392, 530), (400, 440), (410, 460), (740, 780), (600, 400), (1200, 900)]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("size", ROOM_FOR_BOTH)
+def test_region_labels_stay_on_their_own_side_of_the_ridge_and_both_are_shown(qtbot, size, language):
+    plot = RooflinePlot(THEMES["projector"])
+    qtbot.addWidget(plot)
+    plot.resize(*size)
+    plot.set_state(scene_like_state(language, 1.02))
+    rects, ridge_x = plot.label_rects(), _ridge_x(plot)
+    assert {"memory_bound", "compute_bound"} <= set(rects), sorted(rects)
+    assert rects["memory_bound"].right() < ridge_x < rects["compute_bound"].left()
+
+
+@pytest.mark.parametrize("size", PLOT_SIZES)
+def test_a_region_label_never_crosses_the_ridge_line(qtbot, size):
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.resize(*size)
+    plot.set_state(scene_like_state("en", 1.02))
+    rects, ridge_x = plot.label_rects(), _ridge_x(plot)
+    if "memory_bound" in rects:
+        assert rects["memory_bound"].right() < ridge_x
+    if "compute_bound" in rects:
+        assert rects["compute_bound"].left() > ridge_x
+
+
+def _ridge_x(plot: RooflinePlot) -> float:
+    return plot.marker_rects()["ridge"].center().x()
