@@ -31,3 +31,22 @@ def _isolated_settings(tmp_path_factory, monkeypatch):
 def qapp_args():
     """A program name for the QApplication pytest-qt creates (Qt reads argv[0])."""
     return ["inference-physics-tests"]
+
+
+_APP_SET_UP = []
+
+
+@pytest.fixture(autouse=True)
+def _qt_set_up_as_the_app_does(request):
+    """GUI tests see the application as users do: Fusion style and the CJK font the app installs.
+
+    Text measurements (what fits, what wraps) depend on the font; without this a
+    widget test would measure with whatever font an earlier test happened to set.
+    Done once, before the first test that uses Qt.
+    """
+    if not _APP_SET_UP and {"qapp", "qtbot"} & set(request.fixturenames):
+        from desktop.app import create_application
+        from desktop.fonts import install_cjk_fallback
+        request.getfixturevalue("qapp")
+        install_cjk_fallback(create_application())
+        _APP_SET_UP.append(True)

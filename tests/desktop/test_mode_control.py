@@ -32,7 +32,7 @@ def choose_mode(controls: ScenarioControls, mode: str) -> None:
 def test_the_mode_control_offers_both_modes_and_starts_at_the_default(controls):
     assert [controls.mode.itemData(i) for i in range(controls.mode.count())] == ["ideal", "realistic"]
     assert controls.mode.currentData() == Scenario().mode == "realistic"
-    assert controls.mode.currentText() == "Realistic (measured efficiency)"
+    assert controls.mode.currentText() == "Realistic"
 
 
 def test_choosing_ideal_recomputes_with_the_pure_roofline(controls, qtbot):
