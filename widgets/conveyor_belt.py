@@ -61,6 +61,7 @@ class ConveyorBelt(QWidget):
         self._measure = TextMeasure()
         self._layout: ConveyorLayout | None = None
         self._layout_key: tuple | None = None
+        self._layout_stale = False     # the state or size changed since the last layout
         self._dynamic: dict[str, FittedText] = {}
         self._dynamic_texts: dict[str, str] = {}
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
@@ -75,7 +76,7 @@ class ConveyorBelt(QWidget):
     def set_state(self, state: ConveyorState) -> None:
         self._origin_seconds = continuous_origin(self._state, state, self._seconds, self._origin_seconds)
         self._state = state
-        self._update_layout()
+        self._layout_stale = True       # laid out when next painted or asked for: never for a size not shown
         self.update()
 
     def set_theme(self, theme: Theme) -> None:
@@ -145,12 +146,17 @@ class ConveyorBelt(QWidget):
                 self._dynamic[name] = fitted
 
     def _ensure_layout_for_size(self) -> None:
-        """A hidden widget gets its resize event only when shown: lay out for the size it has now."""
-        if self._layout_key is not None and self._layout_key[:2] != (self.width(), self.height()):
+        """Lay out for the state and size the widget has now, if either changed since the last layout.
+
+        Layout is lazy: a window settling its geometry resizes the widget several times before the
+        first paint, and each layout measures many texts; only the size that is painted is laid out."""
+        if self._layout_stale or (self._layout_key is not None
+                                  and self._layout_key[:2] != (self.width(), self.height())):
+            self._layout_stale = False
             self._update_layout()
 
     def resizeEvent(self, event) -> None:
-        self._update_layout()
+        self._layout_stale = True
         super().resizeEvent(event)
 
     # -- painting -----------------------------------------------------------------------
