@@ -34,6 +34,12 @@ def _significant(value: float, digits: int = 3) -> str:
     return text
 
 
+def format_number(value: float, digits: int = 3) -> str:
+    """A bare number with about ``digits`` significant figures, for texts that write the unit
+    themselves in the reader's language ("295" in "295 FLOP/字节")."""
+    return _significant(value, digits)
+
+
 def _scaled(value: float, units: tuple[tuple[float, str], ...], digits: int) -> str:
     for scale, unit in units:
         if abs(value) >= scale:

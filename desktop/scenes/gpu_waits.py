@@ -45,7 +45,7 @@ from engine import roofline
 from engine.catalog import default_catalog
 from engine.report import Report
 from engine.units import (
-    format_bandwidth, format_bytes, format_flop, format_flops, format_intensity, format_percent, format_ratio,
+    TERA, format_bandwidth, format_bytes, format_flop, format_flops, format_number, format_percent, format_ratio,
     format_seconds,
 )
 from widgets.conveyor_belt import TRACE_WINDOW_SECONDS, ConveyorBelt
@@ -72,19 +72,14 @@ ROOFLINE_SHARE = 0.4                 # of the stage's width, once the roofline i
 BELT_BESIDE_ROOFLINE_MIN_PX = 240
 
 
-def number_of(formatted: str) -> str:
-    """The number of a text from ``engine.units`` ("295 FLOP/byte" -> "295"), for texts that write the
-    unit in the reader's language ("295 FLOP/字节")."""
-    return formatted.split(" ", 1)[0]
-
-
 def intensity_number(flops_per_byte: float) -> str:
-    return number_of(format_intensity(flops_per_byte))
+    """An intensity without its unit: the texts write "FLOP/byte" or "FLOP/字节" themselves."""
+    return format_number(flops_per_byte)
 
 
 def compute_tick_number(flops_per_second: float) -> str:
     """A y tick of the roofline, in TFLOPS (the unit its axis title names)."""
-    return number_of(format_flops(flops_per_second))
+    return format_number(flops_per_second / TERA)
 
 
 @functools.lru_cache(maxsize=16)
