@@ -10,6 +10,7 @@ import pytest
 from engine import units
 from engine.catalog import catalog_as_text, load_catalog
 from tests.engine import fixtures as fx
+from tests.engine.test_catalog_user_file import GOOD_MODEL
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 # "{name:spec}" in a plain string that str.format fills in (a padding spec such as "<27" is not a number's).
@@ -95,18 +96,6 @@ def test_the_catalogue_listing_writes_integer_peaks_in_tops_and_counts_with_unit
 
 def test_a_small_user_model_is_listed_in_thousands_not_as_a_tiny_fraction_of_a_billion(tmp_path):
     path = tmp_path / "catalog.toml"
-    path.write_text("""
-[models.tiny]
-name = "Tiny"
-layers = 2
-hidden_size = 64
-attention_heads = 4
-kv_heads = 2
-head_dim = 16
-intermediate_size = 256
-vocab_size = 1000
-tied_embeddings = true
-published_parameters = 1e5
-""", encoding="utf-8")
+    path.write_text(GOOD_MODEL, encoding="utf-8")      # a 100,000-parameter model
     text = catalog_as_text(load_catalog(user_file=path))
     assert "published parameters 100K" in text and "0.0001B" not in text
