@@ -19,7 +19,7 @@ from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from desktop.scene import Scene, SceneContext
 from desktop.scenes.registry import export_name
-from desktop.slide import SlideFrame
+from desktop.slide import SlideFrame, keep_units_whole
 from engine.catalog import default_catalog
 from engine.units import format_count, format_usd
 from widgets.theme import Theme
@@ -147,7 +147,7 @@ class _Handout:
         body = QFont(QApplication.font())
         body.setPixelSize(round(unit * 0.8))
         painter.setFont(body)
-        text = "\n".join(self._language.text("app.export.build", number=i + 1, caption=caption)
+        text = "\n".join(self._language.text("app.export.build", number=i + 1, caption=keep_units_whole(caption))
                          for i, caption in enumerate(slide.captions))
         footer_height = unit * 1.2
         text_height = painter.fontMetrics().boundingRect(

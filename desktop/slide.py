@@ -7,6 +7,8 @@ the back of a room at 1024x768 and at 4K alike.
 """
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
@@ -22,6 +24,17 @@ CAPTION_PER_HEIGHT = 1 / 30
 # the controls (one step smaller than it was: at 1024x768 a caption of four lines took the stage's height).
 WINDOW_TITLE_SCALE = 1.6
 WINDOW_CAPTION_SCALE = 1.1
+
+
+# Chinese text may break anywhere, so Qt will end a line after the "/" of "FLOP/字节" and put the
+# rest of the unit on the next. A WORD JOINER (U+2060, zero width, drawn as nothing) between a "/"
+# and the ideograph after it keeps a unit whole; English units ("FLOP/byte") never break there.
+_SLASH_BEFORE_IDEOGRAPH = re.compile(r"/(?=[\u3400-\u9fff])")
+
+
+def keep_units_whole(text: str) -> str:
+    """``text`` with a word joiner after every "/" that precedes a CJK ideograph ("FLOP/⁠字节")."""
+    return _SLASH_BEFORE_IDEOGRAPH.sub("/\u2060", text)
 
 
 class SlideFrame(QWidget):
@@ -63,7 +76,7 @@ class SlideFrame(QWidget):
         if title != self.title_label.text():
             self._caption_floor_px = 0
             self.title_label.setText(title)
-        self.caption_label.setText(caption)
+        self.caption_label.setText(keep_units_whole(caption))
         width = self.caption_label.width()
         needed = self.caption_label.heightForWidth(width) if width > 0 else 0
         if needed > self._caption_floor_px or self.caption_label.minimumHeight() > self._caption_floor_px:

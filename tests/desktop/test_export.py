@@ -136,3 +136,31 @@ def test_a_handout_the_window_cannot_write_says_why(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: not window.export_running(), timeout=30_000)
     assert window.language.text("errors.write.is_file", path=str(blocker), folder=str(tmp_path)) \
         in window.statusBar().currentMessage()
+
+
+def test_a_chinese_unit_is_never_split_after_its_slash():
+    """Chinese may break anywhere; "FLOP/字节" must not end a line at "FLOP/". A word joiner keeps it whole
+    (and draws as nothing); English units are left as they are."""
+    from PySide6.QtGui import QFont, QTextLayout, QTextOption
+
+    from desktop.slide import keep_units_whole
+    text = "约 1.02 FLOP/字节；1000 个 token 的 prefill 约 992 FLOP/字节，在屋顶上。"
+    assert keep_units_whole("992 FLOP/byte") == "992 FLOP/byte"
+    assert keep_units_whole(text).replace("\u2060", "") == text
+
+    def line_ends(sample: str, width: int) -> list[str]:
+        layout = QTextLayout(sample, QFont("Noto Sans CJK SC", 20))
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        layout.setTextOption(option)
+        layout.beginLayout()
+        ends = []
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(width)
+            ends.append(sample[line.textStart():line.textStart() + line.textLength()].rstrip("\u2060 "))
+        layout.endLayout()
+        return ends
+
+    widths = range(250, 700, 3)
+    assert any(end.endswith("FLOP/") for w in widths for end in line_ends(text, w))       # the problem is real
+    assert not any(end.endswith("FLOP/") for w in widths for end in line_ends(keep_units_whole(text), w))
