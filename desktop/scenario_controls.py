@@ -31,14 +31,14 @@ from engine import InputError, Scenario
 from engine.catalog import Catalog
 from engine.efficiency import REALISTIC
 from engine.parallel import allowed_gpu_counts
-from engine.scenario import MAX_GPUS, MODES
+from engine.scenario import MAX_BATCH, MAX_GPUS, MODES
 from engine.units import format_percent
 from widgets.theme import Theme
 
 # field -> (smallest, largest): what a spin box lets through; the engine judges the rest
 COUNT_RANGES = {
     "gpus": (1, MAX_GPUS),
-    "batch": (1, 4096),
+    "batch": (1, MAX_BATCH),
     "prompt_tokens": (1, 1_048_576),
     "output_tokens": (1, 1_048_576),
 }

@@ -22,6 +22,7 @@ from pathlib import Path
 from engine import InputError, Scenario, compute_report
 from engine.config_dir import config_dir
 from widgets.theme import DEFAULT_THEME, THEMES
+from desktop.i18n import LANGUAGES
 
 FILE_NAME = "settings.json"
 SCENE_NUMBERS = range(1, 8)
@@ -68,7 +69,7 @@ def _valid_geometry(value) -> bool:
 
 
 _CHECKS = {
-    "language": lambda v: v is None or v in ("zh", "en"),
+    "language": lambda v: v is None or v in LANGUAGES,
     "theme": lambda v: isinstance(v, str) and v in THEMES,
     "last_scene": lambda v: _is_int(v) and v in SCENE_NUMBERS,
     "clock_visible": lambda v: isinstance(v, bool),

@@ -75,9 +75,6 @@ class SidePanel(QScrollArea):
         self.scene_group.setVisible(controls is not None)
         self.fit_width()
 
-    def shown_scene_controls(self) -> QWidget | None:
-        return next((placed for placed in self._scene_controls if not placed.isHidden()), None)
-
     def fit_width(self) -> None:
         """As wide as the widest control plus a vertical scroll bar: nothing is cut off, nothing scrolls sideways."""
         content = self.widget()

@@ -152,8 +152,7 @@ def run_catalog(args: argparse.Namespace, catalog=None) -> int:
 
     catalog = catalog_with_warnings(catalog)
     if args.json:
-        data = catalog_as_json(catalog)
-        print(data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False))
+        print(json.dumps(catalog_as_json(catalog), indent=2, ensure_ascii=False))
     else:
         text = catalog_as_text(catalog)
         print(text, end="" if text.endswith("\n") else "\n")

@@ -87,8 +87,8 @@ def memory_of(s: Setup) -> MemoryPlan:
 
 
 def report_for(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Report:
-    """The full report for catalogue entries already in hand (``scenario`` is validated here too)."""
-    return _report(setup(validate_scenario(scenario), gpu, model, weights, kv))
+    """The full report for what ``resolve`` returned: a validated scenario and its catalogue entries."""
+    return _report(setup(scenario, gpu, model, weights, kv))
 
 
 def compute_report(scenario: Scenario, catalog=None) -> Report:
@@ -146,5 +146,5 @@ def _report(s: Setup) -> Report:
         compute_precision=s.compute_precision,
         weight_only=s.compute_precision != s.weights.compute_precision,
         decode_seconds=timeline.decode_seconds,
-        output_to_input_cost_ratio=prices.output_to_input_ratio,
+        output_to_input_price_ratio=prices.output_to_input_ratio,
     )

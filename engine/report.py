@@ -69,7 +69,8 @@ class Report:
     compute_precision: str = ""              # whose peak that is ("fp8", "fp16", ...)
     weight_only: bool = False                # the GPU lacks the weights' own peak: matmuls at FP16/BF16
     decode_seconds: float = 0.0              # all decode steps together (total - ttft)
-    output_to_input_cost_ratio: float = 0.0  # price of an output token over an input token (from times)
+    output_to_input_price_ratio: float = 0.0  # how many times an output token costs an input token
+                                              # (from times, so defined even at a price of 0)
 
     JSON_KEYS = (
         "weights_bytes", "weights_bytes_per_gpu", "kv_bytes_per_token", "kv_bytes",
@@ -77,11 +78,6 @@ class Report:
         "prefill", "decode", "ttft_seconds", "tpot_seconds", "total_seconds",
         "decode_share", "usd_per_million_input_tokens", "usd_per_million_output_tokens",
     )
-
-    @property
-    def output_to_input_price_ratio(self) -> float:
-        """How many times an output token costs an input token (defined even at a price of 0)."""
-        return self.output_to_input_cost_ratio
 
     # Byte counts the JSON gives as whole numbers (ints): memory is counted in whole bytes, and a
     # fraction (an average over MoE experts or over a batch) says nothing a person could use.

@@ -118,7 +118,6 @@ class GpuWaitsScene(Scene):
         super().__init__(context, parent)
         self._catalog = default_catalog()
         self._scenario = context.store.scenario
-        self._report = context.store.report
         self._decode_report, self._prefill_report = preset_reports(self._scenario)
         self._fp8_shown = False
         self._intensity = roofline.ridge_point(*self._gpu_and_precision())
@@ -260,7 +259,12 @@ class GpuWaitsScene(Scene):
         gpu, precision = self._gpu_and_precision()
         ridge = roofline.ridge_point(gpu, precision)
         decode, prefill = self.decode_intensity(), self.prefill_intensity()
-        start = min(1.0, decode, self._intensity) / 1.5
+        # The roof starts a little left of decode (or of 1 FLOP/byte), and of the whole control range only
+        # when the control goes below that: the x axis, and with it the plot's layout, changes when the
+        # control crosses that edge, not on every step of the slider or frame of a transition.
+        start = min(1.0, decode) / 1.5
+        if self._intensity < start:
+            start = INTENSITY_MIN / 1.5
         corners = tuple((x, roofline.attainable_flops(gpu, precision, x)) for x in (start, ridge, INTENSITY_MAX))
 
         def point(key: str, x: float) -> RooflinePoint:
@@ -305,7 +309,7 @@ class GpuWaitsScene(Scene):
     def on_report(self, scenario, report) -> None:
         if scenario.weights != self._scenario.weights:
             self._fp8_shown = False          # the person's own choice of precision wins over the fp8 build's
-        self._scenario, self._report = scenario, report
+        self._scenario = scenario
         self._decode_report, self._prefill_report = preset_reports(scenario)
         self._refresh()
 
@@ -342,15 +346,12 @@ class GpuWaitsScene(Scene):
             self._intensity = target
 
     def _on_tick(self, seconds: float) -> None:
-        changed = False
         if self._tween is not None:
             start_value, end_value, start = self._tween
             progress = _eased((seconds - start) / TRANSITION_SECONDS)
             self._intensity = 10 ** (math.log10(start_value) + progress * math.log10(end_value / start_value))
             if progress >= 1.0 or seconds < start:
                 self._intensity, self._tween = end_value, None
-            changed = True
-        if changed:
             self._refresh()
 
     def _set_reveal(self, reveal: float) -> None:

@@ -134,3 +134,12 @@ def test_export_with_scene_writes_only_that_scene_at_the_smallest_size(tmp_path)
     assert QImage(str(tmp_path / "out" / f"{export_name(scene_class(number))}.png")).width() == 640
     pdf = (tmp_path / "out" / "handout.pdf").read_bytes()
     assert len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf)) == 1
+
+
+def test_the_command_line_knows_the_same_languages_and_themes_as_the_app():
+    """desktop/__main__ names them before Qt is loaded, so it keeps its own copies: they must agree."""
+    from desktop import __main__ as command_line
+    from desktop.i18n import LANGUAGES
+    from widgets.theme import THEMES
+    assert set(command_line.LANGUAGE_CODES) == set(LANGUAGES)
+    assert set(command_line.THEME_IDS) == set(THEMES)

@@ -441,3 +441,21 @@ def test_the_belt_is_handed_the_engines_utilisation(make_scene, gpu_id, flops_pe
     scene.go_to_build(BUILDS.index("decode"), animate=False)
     scene.set_intensity(flops_per_byte)
     assert scene.belt.state.utilisation == engine_utilisation(scene)
+
+
+def test_sliding_the_intensity_below_one_does_not_move_the_roof(make_scene):
+    """The roof's left end (and with it the plot's x axis and layout) changes only when the control
+    crosses the edge of the drawn range, not on every step of the slider."""
+    scene = make_scene()
+    scene.go_to_build(scene.build_count - 1, animate=False)
+    roofs = []
+    for value in (0.9, 0.8, 0.7):
+        scene.set_intensity(value)
+        roofs.append(scene.roofline_state().roof)
+    assert roofs[0] == roofs[1] == roofs[2]
+    lower = []
+    for value in (0.5, 0.3, 0.2, 0.1):
+        scene.set_intensity(value)
+        lower.append(scene.roofline_state().roof)
+    assert len(set(lower)) == 1 and lower[0] != roofs[0]
+    assert lower[0][0][0] < 0.1                      # the whole control range is drawn
