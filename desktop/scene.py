@@ -64,7 +64,10 @@ class Scene(QWidget):
         return {}
 
     def controls(self) -> QWidget | None:
-        """The scene's own controls, shown beside the shared scenario controls."""
+        """The scene's own controls, shown in the side panel above the shared scenario controls.
+
+        A column (top to bottom) with no fixed widths: the panel is as narrow as its widest control,
+        and every pixel it takes is one the stage loses on a 1024x768 screen."""
         return None
 
     @property

@@ -3,9 +3,8 @@
 A scene's ``controls()`` go in a group titled for the scene, above the shared
 "Scenario" group, so a scene never needs a row of its own under the stage (a
 row wide enough for a slider and two buttons does not fit a 1024x768 screen).
-The panel is a column: a scene's row of controls is turned into a column and
-its drop-down lists shrink to the column's width (their lists stay wide). In a
-narrow window the scenario's labels go above their fields (``_update_chrome`` in
+The panel is a column, and a scene hands its controls as one (``Scene.controls``).
+In a narrow window the scenario's labels go above their fields (``_update_chrome`` in
 ``desktop.window``), so the column needs no room for a label beside a field. The
 panel scrolls vertically when it is taller than the window, never sideways: it
 is exactly as wide as its widest control.
@@ -13,30 +12,9 @@ is exactly as wide as its widest control.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QAbstractSlider, QBoxLayout, QComboBox, QFrame, QGroupBox, QScrollArea, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QFrame, QGroupBox, QScrollArea, QVBoxLayout, QWidget
 
 from desktop.i18n import Language
-from desktop.scenario_controls import COMBO_MIN_CHARACTERS
-
-# A slider made wide for a row under the stage needs no more than this in the column: the panel is
-# as wide as its widest control, and every pixel it takes is one the stage loses at 1024x768.
-COLUMN_SLIDER_MIN_WIDTH = 160
-
-
-def fit_to_column(controls: QWidget) -> None:
-    """Lay a scene's controls out top to bottom, with drop-downs and sliders that shrink to the column."""
-    layout = controls.layout()
-    if isinstance(layout, QBoxLayout) and layout.direction() in (QBoxLayout.Direction.LeftToRight,
-                                                                 QBoxLayout.Direction.RightToLeft):
-        layout.setDirection(QBoxLayout.Direction.TopToBottom)
-    if layout is not None:
-        layout.setContentsMargins(0, 0, 0, 0)      # the group around it has margins already
-    for box in controls.findChildren(QComboBox):
-        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        box.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
-    for slider in controls.findChildren(QAbstractSlider):
-        slider.setMinimumWidth(min(slider.minimumWidth(), COLUMN_SLIDER_MIN_WIDTH))
 
 
 class SidePanel(QScrollArea):
@@ -67,7 +45,6 @@ class SidePanel(QScrollArea):
     def show_scene_controls(self, controls: QWidget | None) -> None:
         """Show ``controls`` (a scene's own, or None for a scene without any) in the scene's group."""
         if controls is not None and controls not in self._scene_controls:
-            fit_to_column(controls)
             self._scene_layout.addWidget(controls)
             self._scene_controls.append(controls)
         for placed in self._scene_controls:

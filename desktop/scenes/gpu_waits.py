@@ -37,7 +37,7 @@ import functools
 import math
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
+from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
 
 from desktop.scene import Scene, SceneContext
 from engine import compute_report
@@ -383,12 +383,12 @@ class GpuWaitsScene(Scene):
         """The intensity control and its presets. GPU and precision are the shared scenario panel's (one
         way to do each thing); the fp8 build's own FP8 worker is named by a label, not a second picker."""
         box = QWidget()
-        layout = QHBoxLayout(box)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)        # the panel's group around it has margins already
         self._intensity_label = QLabel()
         self.intensity_slider = QSlider(Qt.Orientation.Horizontal)
         self.intensity_slider.setRange(round(math.log10(INTENSITY_MIN) * SLIDER_STEPS_PER_DECADE),
                                        round(math.log10(INTENSITY_MAX) * SLIDER_STEPS_PER_DECADE))
-        self.intensity_slider.setMinimumWidth(220)
         self.intensity_box = IntensityBox()
         self.intensity_box.setRange(INTENSITY_MIN, INTENSITY_MAX)
         self.intensity_box.setDecimals(2)            # what is kept; three significant digits are shown
