@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QStackedWidget
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import Scene, SceneContext
+from desktop.scene import Scene, SceneContext, create_scene
 from widgets.theme import Theme
 
 
@@ -53,9 +53,7 @@ class SceneDeck(QObject):
     def scene(self, position: int) -> Scene:
         """The scene at ``position``, created (with the current scenario and theme) on first use."""
         if position not in self._scenes:
-            scene = self.classes[position](SceneContext(self._language, self._store, self._theme))
-            scene.set_theme(self._theme)
-            scene.on_report(self._store.scenario, self._store.report)
+            scene = create_scene(self.classes[position], SceneContext(self._language, self._store, self._theme))
             scene.build_changed.connect(self._on_build_changed)
             scene.jump_requested.connect(self.go_to_number)     # e.g. the summary's links back to scenes
             self._stage.addWidget(scene)

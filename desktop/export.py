@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import Scene, SceneContext
+from desktop.scene import Scene, SceneContext, create_scene
 from desktop.scenes.registry import export_name
 from desktop.slide import SlideFrame, keep_units_whole
 from engine.catalog import default_catalog
@@ -47,10 +47,8 @@ def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, the
     """
     frame = SlideFrame(theme)
     frame.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-    scene = cls(SceneContext(language, store, theme))
+    scene = create_scene(cls, SceneContext(language, store, theme))
     frame.stage.addWidget(scene)
-    scene.set_theme(theme)
-    scene.on_report(store.scenario, store.report)
     frame.set_presenting_height(size.height())
     frame.resize(size)
     captions = []

@@ -133,3 +133,11 @@ class Scene(QWidget):
     def hideEvent(self, event) -> None:
         self.clock.stop()
         super().hideEvent(event)
+
+
+def create_scene(cls: type[Scene], context: SceneContext) -> Scene:
+    """A scene ready to show, as the window and the export both need it: given the theme and the current report."""
+    scene = cls(context)
+    scene.set_theme(context.theme)
+    scene.on_report(context.store.scenario, context.store.report)
+    return scene
