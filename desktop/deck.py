@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QStackedWidget
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from desktop.scene import Scene, SceneContext, create_scene
+from desktop.scene_failure import FailedScene
 from widgets.theme import Theme
 
 
@@ -41,6 +42,15 @@ class SceneDeck(QObject):
     def current(self) -> Scene:
         return self.scene(self._position)
 
+    @property
+    def current_class(self) -> type[Scene]:
+        return self.classes[self._position]
+
+    @property
+    def current_number(self) -> int:
+        """The DESIGN.md number of the scene shown: a scene's one identity outside the deck."""
+        return self.classes[self._position].number
+
     def numbers(self) -> list[int]:
         return [cls.number for cls in self.classes]
 
@@ -53,7 +63,11 @@ class SceneDeck(QObject):
     def scene(self, position: int) -> Scene:
         """The scene at ``position``, created (with the current scenario and theme) on first use."""
         if position not in self._scenes:
-            scene = create_scene(self.classes[position], SceneContext(self._language, self._store, self._theme))
+            context = SceneContext(self._language, self._store, self._theme)
+            try:
+                scene = create_scene(self.classes[position], context)
+            except Exception as failure:     # one scene that cannot be built must not take the app with it
+                scene = FailedScene.for_class(self.classes[position], context, failure)
             scene.build_changed.connect(self._on_build_changed)
             scene.jump_requested.connect(self.go_to_number)     # e.g. the summary's links back to scenes
             self._stage.addWidget(scene)

@@ -13,23 +13,39 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Signal
 
 from desktop.error_text import error_text
-from engine import InputError, Scenario, compute_report
+from desktop.what_if import WhatIfs, refused
+from engine import InputError, Scenario
+from engine.catalog import default_catalog
+
+# What the app shows before anyone changes it (DESIGN.md): Llama 3.1 70B at FP16 on two H800s,
+# a configuration that fits and runs. That it does not fit on one card is scene 2's what-if.
+DEFAULT_SCENARIO = Scenario(gpus=2)
 
 
 class ScenarioStore(QObject):
     changed = Signal(object, object)   # (Scenario, Report)
     error = Signal(str)                # one sentence naming the refused value
 
-    def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None, *, language=None):
-        """``scenario`` must be valid (settings validate before handing one over).
+    def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None, *, language=None,
+                 catalog=None):
+        """``scenario`` should be valid (settings validate before handing one over); one the engine refuses
+        is replaced by ``DEFAULT_SCENARIO`` and the refusal kept in ``last_error``.
 
         ``language`` (a ``desktop.i18n.Language``): the one refusals are written in; None: the engine's English.
+        ``catalog``: the catalogue every report and what-if uses (default: built-in plus the user's file).
         """
         super().__init__(parent)
         self._language = language
-        self._scenario = scenario if scenario is not None else Scenario()
-        self._report = compute_report(self._scenario)
+        self.catalog = catalog if catalog is not None else default_catalog()
+        self.what_ifs = WhatIfs(self.catalog)          # shared by the store and every scene's what-ifs
         self.last_error: InputError | None = None     # the latest refusal, kept so a view can re-read it
+        self._scenario = scenario if scenario is not None else DEFAULT_SCENARIO
+        result = self.what_ifs.report(self._scenario)
+        if refused(result):
+            self.last_error = result
+            self._scenario = DEFAULT_SCENARIO
+            result = self.what_ifs.report(self._scenario)
+        self._report = result
 
     def error_message(self, error: InputError) -> str:
         """``error`` as the store's ``error`` signal words it."""
@@ -51,11 +67,10 @@ class ScenarioStore(QObject):
         """Make ``scenario`` the shared one; False (and ``error``) when the engine refuses it."""
         if scenario == self._scenario:
             return True
-        try:
-            report = compute_report(scenario)
-        except InputError as refused:
-            self.last_error = refused
-            self.error.emit(self.error_message(refused))
+        report = self.what_ifs.report(scenario)
+        if refused(report):
+            self.last_error = report
+            self.error.emit(self.error_message(report))
             return False
         self._scenario, self._report, self.last_error = scenario, report, None
         self.changed.emit(scenario, report)

@@ -1,17 +1,20 @@
-"""The contract every scene follows.
+"""The contract every scene follows (the scene kit: ``docs/scene-kit.md``).
 
-A scene is a stage (its animations and plots) plus an ordered list of builds,
-each build revealing or animating the next idea. The frame (``desktop.window``)
-shows the scene's stage, its caption for the current build and its own
-controls, and drives it with ``next_build``/``previous_build``/``reset``.
+A scene is a Qt-free model (``desktop/scenes/<key>_model.py``: scenario, report,
+build index and the scene's own control values in; widget states, caption and
+note values out) plus this thin view, which hands each widget its state. The
+frame (``desktop.window``) shows the stage, the caption of the current phase
+and the scene's controls, and drives it with ``next_build``/``previous_build``/
+``reset``.
 
-Texts: the scene's title is ``"<key>.title"`` and the caption of build ``name``
-is ``"<key>.caption.<name>"`` in ``resources/text/<key>.toml``; captions may use
-``{placeholders}`` filled from ``caption_values()`` (numbers from the report,
-formatted by ``engine.units``).
+Texts: the title is ``"<key>.title"``; the caption and the speaker notes of
+phase ``p`` (by default the build's name) are ``"<key>.caption.<p>"`` and
+``"<key>.notes.<p>"`` in ``resources/text/<key>.toml``, filled from
+``caption_values()`` / ``note_values()`` (numbers formatted by ``engine.units``).
 
-A scene never computes physics: it receives ``(scenario, report)`` in
-``on_report`` and hands each widget the slice it draws.
+A scene never computes physics and never calls the engine itself: the shared
+scenario's report arrives in ``on_report``; variants come from
+``context.what_if(**changes)`` (cached, a refusal returned as a value).
 """
 from __future__ import annotations
 
@@ -21,47 +24,89 @@ from typing import TYPE_CHECKING, ClassVar
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from desktop.what_if import WhatIf
+from engine import InputError
 from widgets.clock import AnimationClock
+from widgets.inline_note import InlineNote
 from widgets.theme import Theme
 
 if TYPE_CHECKING:
     from desktop.i18n import Language
     from desktop.scenario_store import ScenarioStore
+    from engine import Scenario
 
 
 @dataclass
 class SceneContext:
-    """What a scene is given: the language, the shared scenario, the theme."""
+    """What a scene is given: the language, the shared scenario (and its catalogue and what-ifs), the theme."""
     language: "Language"
     store: "ScenarioStore"
     theme: Theme
 
+    @property
+    def catalog(self):
+        """The catalogue every report of this app comes from (built-in plus the user's file)."""
+        return self.store.catalog
+
+    def what_if(self, **changes) -> WhatIf:
+        """The engine's report for the shared scenario with ``changes``, or its refusal (an ``InputError``)."""
+        return self.store.what_ifs.changed(self.store.scenario, **changes)
+
+    def what_if_for(self, scenario: "Scenario") -> WhatIf:
+        """The engine's report for a whole ``scenario``, or its refusal."""
+        return self.store.what_ifs.report(scenario)
+
+    def refusal_text(self, error: InputError) -> str:
+        """A refusal as one sentence in the current language."""
+        from desktop.error_text import error_text
+        return error_text(self.language, error)
+
 
 class Scene(QWidget):
-    number: ClassVar[int]              # position in the app, 1..7
+    number: ClassVar[int]              # DESIGN.md number, 1..7: the scene's one identity
     key: ClassVar[str]                 # "gpu_waits": text namespace and export file name
-    build_names: ClassVar[tuple[str, ...]]   # one per build, in order
+    build_names: ClassVar[tuple[str, ...]]   # one per build, in order (``build_count`` may follow the state)
+    shows_times: ClassVar[bool] = True       # the stage shows times or prices (hypothetical when it does not fit)
 
     build_changed = Signal(int)
     jump_requested = Signal(int)       # the scene asks the frame to show the scene with this DESIGN.md number
+    texts_changed = Signal()           # caption or notes read differently without a build change
 
     def __init__(self, context: SceneContext, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
         self.clock = AnimationClock(self)
         self._build = 0
+        self._themed: list = []
+        self._note: InlineNote | None = None
 
     # -- what the frame reads -------------------------------------------------
     def title(self) -> str:
         return self.context.language.text(f"{self.key}.title")
 
+    def phase(self) -> str:
+        """The name of what the stage shows now: picks the caption and the notes. Default: the build's name."""
+        return self.build_names[min(self._build, len(self.build_names) - 1)]
+
     def caption(self) -> str:
-        name = self.build_names[self._build]
-        return self.context.language.text(f"{self.key}.caption.{name}", **self.caption_values())
+        return self.context.language.text(f"{self.key}.caption.{self.phase()}", **self.caption_values())
+
+    def notes(self) -> str:
+        """The speaker notes of the current phase, with this scenario's values filled in."""
+        return self.context.language.text(f"{self.key}.notes.{self.phase()}", **self.note_values())
 
     def caption_values(self) -> dict[str, str]:
-        """Formatted numbers the captions use; override where captions have placeholders."""
+        """Formatted numbers the captions use; computed once per change by the scene's model and kept."""
         return {}
+
+    def note_values(self) -> dict[str, str]:
+        """Formatted numbers the notes use; by default the caption's."""
+        return self.caption_values()
+
+    def stage_subject(self) -> tuple["Scenario", WhatIf]:
+        """The scenario the stage shows and its report (or refusal): named in the stage's corner, and marked
+        hypothetical when it does not fit. Default: the shared one; a scene showing a what-if returns that."""
+        return self.context.store.scenario, self.context.store.report
 
     def controls(self) -> QWidget | None:
         """The scene's own controls, shown in the side panel above the shared scenario controls.
@@ -106,6 +151,7 @@ class Scene(QWidget):
     def prepare_for_export(self) -> None:
         """Show the last build with every transition finished, for a still picture."""
         self.go_to_build(self.build_count - 1, animate=False)
+        self.clock.set_seconds(self.clock.seconds() + 1.0)
 
     # -- what a scene implements ------------------------------------------------
     def show_build(self, index: int, animate: bool) -> None:
@@ -122,8 +168,24 @@ class Scene(QWidget):
     def retranslate(self) -> None:
         """The language changed: re-read every text the scene itself shows."""
 
+    # -- given by the kit -------------------------------------------------------
+    def themed(self, widget):
+        """Register ``widget`` (anything with ``set_theme``): it gets the theme now and on every change."""
+        self._themed.append(widget)
+        widget.set_theme(self.context.theme)
+        return widget
+
     def set_theme(self, theme: Theme) -> None:
         self.context.theme = theme
+        for widget in self._themed:
+            widget.set_theme(theme)
+
+    def show_note(self, text: str) -> None:
+        """A one-line note over the stage that goes away by itself (never a dialog)."""
+        if self._note is None:
+            self._note = InlineNote(self)
+        self._note.show_note(text)
+        self._note.raise_()
 
     # -- the clock runs only while the scene is visible -------------------------
     def showEvent(self, event) -> None:

@@ -13,20 +13,20 @@ and status bar hidden.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication
-from PySide6.QtWidgets import QApplication, QFileDialog, QListWidget, QMainWindow, QSplitter, QWidget
+from PySide6.QtWidgets import QApplication, QListWidget, QMainWindow, QSplitter, QWidget
 
 from desktop.deck import SceneDeck
+from desktop.export_actions import ExportActions
 from desktop.i18n import LANGUAGES, Language
+from desktop.presentation import Presentation
 from desktop.presenter import BINDINGS, KeyController, PresenterLayer, key_label
 from desktop.scenario_controls import ScenarioControls
 from desktop.scenario_store import ScenarioStore
 from desktop.scene import Scene
 from desktop.scene_picker import ScenePicker
-from desktop.scenes.registry import export_name
 from desktop.settings import Settings, save as save_settings
 from desktop.side_panel import SidePanel
 from desktop.slide import SlideFrame
@@ -58,10 +58,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.language, self.store, self.settings = language, store, settings
         self.theme = THEMES[settings.theme]
-        self.presenting = False
-        self._geometry_before_presenting = QByteArray()
-        self._export_job = None
-        self._export_path: Path | None = None
+        self.presentation = Presentation(self)
+        self.exports = ExportActions(self)
 
         self.slide = SlideFrame(self.theme)
         self.deck = SceneDeck(classes, language, store, self.theme, self.slide.stage, self)
@@ -113,10 +111,11 @@ class MainWindow(QMainWindow):
             "jump": self.keys.open_jump, "reset": deck.reset_current,
             "black": lambda: presenter.toggle_blank("black"), "white": lambda: presenter.toggle_blank("white"),
             "language": self.language.toggle, "clock": self.toggle_clock,
-            "present_start": lambda: self.start_presentation(from_start=True),
-            "present_current": lambda: self.start_presentation(from_start=False),
-            "fullscreen": self.toggle_fullscreen, "side_panel": self.toggle_side_panel, "help": presenter.toggle_help, "leave": self.leave,
-            "export_png": self.export_current_scene_dialog, "export_pdf": self.export_handout_dialog,
+            "present_start": lambda: self.presentation.start(from_start=True),
+            "present_current": lambda: self.presentation.start(from_start=False),
+            "fullscreen": self.presentation.toggle_fullscreen, "side_panel": self.toggle_side_panel,
+            "help": presenter.toggle_help, "leave": self.presentation.leave,
+            "export_png": self.exports.current_scene_dialog, "export_pdf": self.exports.handout_dialog,
             "quit": self.close,
         }
 
@@ -135,143 +134,34 @@ class MainWindow(QMainWindow):
         if not self.deck.go_to_number(number):
             self.show_note(self.language.text("app.note.no_such_scene", number=number))
 
-    def leave(self) -> None:
-        if self.presenter.close_top():
-            return
-        if self.presenting:
-            self.stop_presentation()
-        elif self.isFullScreen():
-            self.showNormal()
-
-    def toggle_fullscreen(self) -> None:
-        if not self.presenting:
-            self.showNormal() if self.isFullScreen() else self.showFullScreen()
-
     def toggle_clock(self) -> None:
         self.settings.clock_visible = not self.settings.clock_visible
         self.actions["clock"].setChecked(self.settings.clock_visible)
-        self.presenter.clock.setVisible(self.presenting and self.settings.clock_visible)
+        self.presenter.clock.setVisible(self.presentation.active and self.settings.clock_visible)
 
     def toggle_side_panel(self) -> None:
-        if not self.presenting:            # presenting hides it anyway; the key must not change the setting
+        if not self.presentation.active:            # presenting hides it anyway; the key must not change the setting
             self.settings.side_panel_visible = not self.settings.side_panel_visible
-            self._update_chrome()
+            self.update_chrome()
 
     def toggle_scene_list(self) -> None:
         self.settings.scene_list_visible = not self.settings.scene_list_visible
-        self._update_chrome()
+        self.update_chrome()
 
-    # -- presentation mode --------------------------------------------------------------
-    def start_presentation(self, from_start: bool) -> None:
-        """F5 (from the first scene) and Shift+F5 (from this one): fullscreen, stage and caption only."""
-        if not self.presenting:
-            self.presenting = True
-            self._geometry_before_presenting = self.saveGeometry()
-            for widget in self._chrome():
-                widget.hide()
-            self.setGeometry(self.screen().geometry())   # covers the screen even where no window manager obeys
-            self.showFullScreen()
-            height = self.screen().geometry().height()
-            self.slide.set_presenting_height(height)
-            self.presenter.set_type_height(height)
-            self.presenter.clock.restart()
-            self.presenter.clock.setVisible(self.settings.clock_visible)
-        if from_start:
-            self.deck.first()
-        self.slide.setFocus()
-
-    def stop_presentation(self) -> None:
-        self.presenting = False
-        self.presenter.clock.hide()
-        self.presenter.unblank()
-        self.slide.set_presenting_height(None)
-        self.presenter.set_type_height(None)
-        self.showNormal()
-        self.restoreGeometry(self._geometry_before_presenting)
-        self.menuBar().show()
-        self.statusBar().show()
-        self._update_chrome(force=True)
-        self.slide.setFocus()
-
-    def _chrome(self) -> list[QWidget]:
+    def chrome(self) -> list[QWidget]:
+        """What presenting hides: everything but the stage and caption."""
         return [self.menuBar(), self.statusBar(), self.scene_list, self.scene_picker, self.side_panel]
 
     # -- notes (never a dialog) --------------------------------------------------------
     def show_note(self, text: str) -> None:
-        if self.presenting:
+        if self.presentation.active:
             self.presenter.show_note(text)
         else:
             self.statusBar().showMessage(text, NOTE_MILLISECONDS)
 
     def _on_store_error(self, message: str) -> None:
-        if self.presenting:                  # the controls that show it inline are hidden
+        if self.presentation.active:                  # the controls that show it inline are hidden
             self.presenter.show_note(message)
-
-    # -- export ---------------------------------------------------------------------------
-    def export_current_scene_dialog(self) -> None:
-        if self.presenting:
-            self.show_note(self.language.text("app.note.export_not_presenting"))
-            return
-        cls = self.deck.classes[self.deck.position]
-        path, _ = QFileDialog.getSaveFileName(self, self.language.text("app.command.export_png"),
-                                              str(Path.home() / f"{export_name(cls)}.png"), "PNG (*.png)")
-        if path:
-            self.export_current_scene(Path(path))
-
-    def export_current_scene(self, path: Path) -> bool:
-        """The shown scene at the build on screen, 1920x1080, as a PNG at ``path``."""
-        from desktop import export     # loaded on first use: start-up does not pay for it
-        from desktop.error_text import write_problem
-        cls = self.deck.classes[self.deck.position]
-        slide = export.render_slide(cls, self.language, self.store, self.theme, build=self.deck.current.build_index)
-        png = QByteArray()
-        buffer = QBuffer(png)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        slide.image.save(buffer, "PNG")
-        try:
-            Path(path).write_bytes(png.data())     # written here, not by Qt, so that a failure says why
-        except OSError as error:
-            self.show_note(self.language.text("app.note.export_failed",
-                                              error=write_problem(error, path).sentence(self.language)))
-            return False
-        self.show_note(self.language.text("app.note.exported", path=str(path)))
-        return True
-
-    def export_handout_dialog(self) -> None:
-        if self.presenting:
-            self.show_note(self.language.text("app.note.export_not_presenting"))
-            return
-        path, _ = QFileDialog.getSaveFileName(self, self.language.text("app.command.export_pdf"),
-                                              str(Path.home() / "handout.pdf"), "PDF (*.pdf)")
-        if path:
-            self.export_handout(Path(path))
-
-    def export_handout(self, path: Path) -> None:
-        """Start writing the handout; one scene per turn of the event loop, a note when done."""
-        from desktop import export
-        self._export_path = path
-        self._export_job = export.export_scenes(self.deck.classes, self.language, self.store, self.theme,
-                                                pdf_path=path)
-        QTimer.singleShot(0, self._export_step)
-
-    def export_running(self) -> bool:
-        return self._export_job is not None
-
-    def _export_step(self) -> None:
-        try:
-            written = next(self._export_job)
-        except StopIteration:
-            self._export_job = None
-            return
-        except OSError as error:
-            from desktop.error_text import write_problem
-            self._export_job = None
-            self.show_note(self.language.text("app.note.export_failed",
-                                              error=write_problem(error, self._export_path).sentence(self.language)))
-            return
-        if written.suffix == ".pdf":
-            self.show_note(self.language.text("app.note.exported", path=str(written)))
-        QTimer.singleShot(0, self._export_step)
 
     # -- looks and language -----------------------------------------------------------------
     def set_theme(self, theme_id: str) -> None:
@@ -388,12 +278,12 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self._update_chrome()
+        self.update_chrome()
 
-    def _update_chrome(self, force: bool = False) -> None:
+    def update_chrome(self, force: bool = False) -> None:
         """List or drop-down, panel labels beside or above their fields, panel shown or not, from the
         window's width and the View menu's choices."""
-        if self.presenting:
+        if self.presentation.active:
             return
         compact = self.width() < COMPACT_BELOW_WIDTH_PX
         list_shown = self.settings.scene_list_visible and not compact
@@ -426,7 +316,7 @@ class MainWindow(QMainWindow):
 
     # -- remembering ---------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
-        geometry = self._geometry_before_presenting if self.presenting else self.saveGeometry()
+        geometry = self.presentation.geometry_before if self.presentation.active else self.saveGeometry()
         self.settings.geometry = bytes(geometry.toBase64()).decode("ascii")
         self.settings.scenario = self.store.scenario
         problem = save_settings(self.settings)

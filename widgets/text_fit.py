@@ -34,6 +34,17 @@ def _is_cjk(char: str) -> bool:
 
 
 @dataclass(frozen=True)
+class DrawnText:
+    """One text a widget drew in its last paint: what the presenter-standard tests check (size, overlap, clipping).
+
+    Every widget that paints text exposes ``drawn_texts() -> list[DrawnText]``."""
+    key: str
+    text: str
+    px: float          # pixel size of the font
+    rect: QRectF       # in the widget's coordinates
+
+
+@dataclass(frozen=True)
 class FittedText:
     """A label placed on screen: its lines, pixel size, and the rectangle they cover."""
     lines: tuple[str, ...]

@@ -5,7 +5,8 @@ backgrounds wash out on most projectors, thin lines vanish at the back of a room
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from PySide6.QtGui import QColor
 
@@ -23,6 +24,7 @@ class Theme:
     warning: str         # does not fit, idle
     good: str            # fits, busy
     line_width: float    # base pen width in device-independent pixels
+    text_floor_px: float = 12.0   # the smallest text the stage may draw (set from the screen: ``for_screen``)
 
     def color(self, role: str) -> QColor:
         return QColor(getattr(self, role))
@@ -37,3 +39,20 @@ THEMES: dict[str, Theme] = {
                        "#006400", "#b34700", "#c00000", "#006400", 4.0),
 }
 DEFAULT_THEME = "light"
+
+# No text on the stage below this share of the screen height (DESIGN.md, presenter standard):
+# 18 px at 768, 25 px at 1080, 50 px at 2160.
+TEXT_FLOOR_PER_SCREEN_HEIGHT = 0.023
+# The projector theme is for the back of a room with a washed-out image: its floor is higher still.
+PROJECTOR_FLOOR_FACTOR = 1.15
+
+
+def text_floor_px(theme_id: str, screen_height_px: float) -> int:
+    """The smallest stage text, in pixels, for a screen (or picture) ``screen_height_px`` high."""
+    factor = PROJECTOR_FLOOR_FACTOR if theme_id == "projector" else 1.0
+    return math.ceil(TEXT_FLOOR_PER_SCREEN_HEIGHT * screen_height_px * factor - 1e-9)
+
+
+def for_screen(theme: Theme, screen_height_px: float) -> Theme:
+    """``theme`` with the text floor of a screen ``screen_height_px`` high."""
+    return replace(theme, text_floor_px=float(text_floor_px(theme.id, screen_height_px)))

@@ -68,10 +68,10 @@ def test_export_to_a_place_it_cannot_write_is_an_oserror(qapp, language, tmp_pat
 
 def test_the_window_exports_the_current_scene_and_the_handout(qtbot, window, tmp_path):
     png = tmp_path / "scene.png"
-    assert window.export_current_scene(png)
+    assert window.exports.current_scene(png)
     assert QImage(str(png)).size() == QSize(1920, 1080)
-    window.export_handout(tmp_path / "handout.pdf")
-    qtbot.waitUntil(lambda: not window.export_running(), timeout=30_000)
+    window.exports.handout(tmp_path / "handout.pdf")
+    qtbot.waitUntil(lambda: not window.exports.running(), timeout=30_000)
     assert (tmp_path / "handout.pdf").read_bytes().startswith(b"%PDF")
     assert "handout.pdf" in window.statusBar().currentMessage()
 
@@ -105,7 +105,7 @@ def test_the_menu_export_writes_the_build_on_screen_and_the_cli_the_last(window,
     window.deck.next()                                   # the first answer revealed, three still hidden
     on_screen = window.deck.current.build_index
     assert 0 < on_screen < window.deck.current.build_count - 1
-    assert window.export_current_scene(tmp_path / "scene.png")
+    assert window.exports.current_scene(tmp_path / "scene.png")
     assert asked == [on_screen]
     written = QImage(str(tmp_path / "scene.png"))
     at_build = original(window.deck.classes[summary], window.language, window.store, window.theme, build=on_screen)
@@ -121,7 +121,7 @@ def test_a_picture_the_window_cannot_write_says_why(make_window, tmp_path, code)
     blocker.write_text("mine")
     for target, named, reason in ((tmp_path, tmp_path, "is_folder"),
                                   (blocker / "scene.png", blocker, "is_file")):
-        assert not window.export_current_scene(target)
+        assert not window.exports.current_scene(target)
         note = window.statusBar().currentMessage()
         assert str(named) in note and "Errno" not in note and "\n" not in note
         expected = window.language.text(f"errors.write.{reason}", path=str(named), folder=str(named.parent))
@@ -132,8 +132,8 @@ def test_a_picture_the_window_cannot_write_says_why(make_window, tmp_path, code)
 def test_a_handout_the_window_cannot_write_says_why(qtbot, window, tmp_path):
     blocker = tmp_path / "notes.txt"
     blocker.write_text("mine")
-    window.export_handout(blocker / "handout.pdf")
-    qtbot.waitUntil(lambda: not window.export_running(), timeout=30_000)
+    window.exports.handout(blocker / "handout.pdf")
+    qtbot.waitUntil(lambda: not window.exports.running(), timeout=30_000)
     assert window.language.text("errors.write.is_file", path=str(blocker), folder=str(tmp_path)) \
         in window.statusBar().currentMessage()
 

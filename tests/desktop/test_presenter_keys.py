@@ -150,7 +150,7 @@ def test_l_switches_the_language_and_the_visible_text_follows(qtbot, window):
 def test_f5_presents_from_the_start_and_escape_leaves(qtbot, window):
     window.deck.show(len(window.deck.classes) - 1)
     qtbot.keyClick(window.slide, K.Key_F5)
-    assert window.presenting and window.isFullScreen()
+    assert window.presentation.active and window.isFullScreen()
     assert window.deck.position == 0
     assert not window.scene_list.isVisible() and not window.side_panel.isVisible()
     assert not window.menuBar().isVisible()
@@ -158,7 +158,7 @@ def test_f5_presents_from_the_start_and_escape_leaves(qtbot, window):
     screen_height = window.screen().geometry().height()
     assert window.slide.caption_label.font().pixelSize() == round(screen_height / 30)
     qtbot.keyClick(window.slide, K.Key_Escape)
-    assert not window.presenting and not window.isFullScreen()
+    assert not window.presentation.active and not window.isFullScreen()
     # the window comes back at most as wide as the (800 px offscreen) screen: the list in its compact form
     assert window.scene_picker.isVisible() != window.scene_list.isVisible()
     assert window.side_panel.isVisible() and window.menuBar().isVisible()
@@ -170,12 +170,12 @@ def test_shift_f5_presents_from_the_current_scene(qtbot, window):
     last = len(window.deck.classes) - 1
     window.deck.show(last)
     qtbot.keyClick(window.slide, K.Key_F5, Qt.KeyboardModifier.ShiftModifier)
-    assert window.presenting and window.deck.position == last
+    assert window.presentation.active and window.deck.position == last
 
 
 def test_the_clock_shows_while_presenting_and_t_hides_it(qtbot, window):
     assert not window.presenter.clock.isVisible()
-    window.start_presentation(from_start=False)
+    window.presentation.start(from_start=False)
     assert window.presenter.clock.isVisible()
     qtbot.keyClick(window.slide, K.Key_T)
     assert not window.presenter.clock.isVisible() and not window.settings.clock_visible
@@ -189,7 +189,7 @@ def test_export_keys_in_presentation_show_a_note_and_never_a_dialog(qtbot, windo
     def no_dialog(*_args, **_kwargs):
         raise AssertionError("a dialog opened in presentation mode")
     monkeypatch.setattr(QFileDialog, "getSaveFileName", no_dialog)
-    window.start_presentation(from_start=False)
+    window.presentation.start(from_start=False)
     qtbot.keyClick(window.slide, K.Key_E, Qt.KeyboardModifier.ControlModifier)
     assert window.presenter.note.isVisible()
     assert "Esc" in window.presenter.note.text()

@@ -1,0 +1,95 @@
+"""The one way to do slow work off the UI thread: a function in a thread pool, its result as a signal.
+
+Tokenizing a pasted text or a long sweep must not freeze the window. A scene
+owns a ``Worker`` and calls ``run(fn, *args)``; ``fn`` runs in a thread pool and
+its result arrives as ``finished(result)`` on the UI thread (the signal is
+emitted by a bridge object that lives there, so Qt queues it across threads).
+Only the latest job counts: the result of a job that was superseded by a later
+``run`` (the user typed on) is dropped, so a slow old answer never overwrites a
+new one. An exception becomes ``failed(message)``: the scene shows it as an
+inline note. ``busy_changed(bool)`` drives a progress indicator.
+"""
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal
+
+# Two threads: the machine's cores; a third job would only wait for one of them.
+POOL_THREADS = 2
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=POOL_THREADS, thread_name_prefix="inference-physics-worker")
+    return _POOL
+
+
+class _Bridge(QObject):
+    """Lives on the UI thread; emitting from a pool thread is queued to it."""
+    done = Signal(int, bool, object)      # (job number, succeeded, result or message)
+
+
+class Worker(QObject):
+    finished = Signal(object)     # the latest job's result
+    failed = Signal(str)          # the latest job's exception, as one sentence
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._bridge = _Bridge(self)
+        self._bridge.done.connect(self._on_done)
+        self._job = 0
+        self._busy = False
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> int:
+        """Start ``fn(*args)`` in the pool; returns the job's number. Any earlier job's result will be dropped."""
+        self._job += 1
+        job = self._job
+        future = _pool().submit(fn, *args)
+        bridge = self._bridge
+        future.add_done_callback(lambda f, job=job: _report(bridge, job, f))
+        self._set_busy(True)
+        return job
+
+    def cancel(self) -> None:
+        """Drop whatever is running: its result will never arrive."""
+        self._job += 1
+        self._set_busy(False)
+
+    def _on_done(self, job: int, succeeded: bool, result: object) -> None:
+        if job != self._job:
+            return                      # superseded: a later run owns the answer
+        self._set_busy(False)
+        if succeeded:
+            self.finished.emit(result)
+        else:
+            self.failed.emit(str(result))
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+
+def _report(bridge: _Bridge, job: int, future: Future) -> None:
+    try:
+        result = future.result()
+    except Exception as error:        # the job's own failure, handed to the UI thread as a sentence
+        message = str(error) or type(error).__name__
+        try:
+            bridge.done.emit(job, False, message)
+        except RuntimeError:          # the scene (and its bridge) is gone: nobody to tell
+            pass
+        return
+    try:
+        bridge.done.emit(job, True, result)
+    except RuntimeError:
+        pass
