@@ -69,6 +69,7 @@ class SceneDeck(QObject):
             except Exception as failure:     # one scene that cannot be built must not take the app with it
                 scene = FailedScene.for_class(self.classes[position], context, failure)
             scene.build_changed.connect(self._on_build_changed)
+            scene.texts_changed.connect(self._on_build_changed)
             scene.jump_requested.connect(self.go_to_number)     # e.g. the summary's links back to scenes
             self._stage.addWidget(scene)
             self._scenes[position] = scene
@@ -137,6 +138,6 @@ class SceneDeck(QObject):
             scene.retranslate()
         self.texts_changed.emit()
 
-    def _on_build_changed(self, _index: int) -> None:
+    def _on_build_changed(self, *_args) -> None:
         if self.sender() is self._scenes.get(self._position):
             self.texts_changed.emit()

@@ -8,6 +8,7 @@ events and never freeze; the command line simply runs it to the end.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterator
 
@@ -70,6 +71,24 @@ def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, the
     frame.close()
     frame.deleteLater()
     return slide
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` beside ``path`` and rename it over ``path`` once complete: an interrupted or failed
+    write never leaves a truncated file in place of a good one. Raises OSError naming what failed."""
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    except BaseException as failure:
+        try:
+            partial.unlink(missing_ok=True)
+        except OSError:
+            pass
+        if isinstance(failure, OSError):
+            failure.filename = str(path)       # the sentence names the file the person chose, not ours
+        raise
 
 
 def describe_scenario(language: Language, scenario) -> str:

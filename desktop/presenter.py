@@ -36,6 +36,7 @@ BINDINGS: dict[str, tuple[str, ...]] = {
     "reset": ("Alt+R",),
     "language": ("L",),
     "clock": ("T",),
+    "speaker": ("S",),
     "present_start": ("F5",),
     "present_current": ("Shift+F5",),
     "fullscreen": ("F",),

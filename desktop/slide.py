@@ -20,6 +20,8 @@ from widgets.theme import Theme
 # smallest projector, 2160/30 = 72 px at 4K: both read from about ten metres.
 TITLE_PER_HEIGHT = 1 / 20
 CAPTION_PER_HEIGHT = 1 / 30
+# The corner naming what the stage shows: small, but at the stage's text floor (2.3% of the height).
+CORNER_PER_HEIGHT = 0.024
 # In the window the type follows the user's font: the title larger, the caption a little larger than
 # the controls (one step smaller than it was: at 1024x768 a caption of four lines took the stage's height).
 WINDOW_TITLE_SCALE = 1.6
@@ -51,10 +53,25 @@ class SlideFrame(QWidget):
         self.caption_label.setWordWrap(True)
         self.caption_label.setTextFormat(Qt.TextFormat.PlainText)
         self.caption_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self._caption_floor_px = 0           # the caption's height kept for this scene (see set_texts)
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
+        # The stage's corner: what it shows (model, precision, GPUs) and, when that does not fit its GPUs,
+        # that every time and price on it is hypothetical (words, not a colour alone).
+        self.subject_label = QLabel(self)
+        self.subject_label.setObjectName("slide_subject")
+        self.subject_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.subject_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.hypothetical_label = QLabel(self)
+        self.hypothetical_label.setObjectName("slide_hypothetical")
+        self.hypothetical_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.hypothetical_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.hypothetical_label.hide()
+        corner = QVBoxLayout()
+        corner.setSpacing(0)
+        corner.addWidget(self.subject_label)
+        corner.addWidget(self.hypothetical_label)
         self._title_row = QHBoxLayout()        # the title, and at its right what the window puts there
         self._title_row.addWidget(self.title_label, stretch=1)
+        self._title_row.addLayout(corner)
         layout = QVBoxLayout(self)
         layout.addLayout(self._title_row)
         layout.addWidget(self.stage, stretch=1)
@@ -65,29 +82,36 @@ class SlideFrame(QWidget):
 
     def set_theme(self, theme: Theme) -> None:
         self.setPalette(palette_for(theme))
+        self.hypothetical_label.setStyleSheet(f"color: {theme.warning}; font-weight: bold;")
+
+    def set_subject(self, subject: str, hypothetical: str = "") -> None:
+        """Name what the stage shows; ``hypothetical``: the warning shown under it ("" hides it)."""
+        self.subject_label.setText(subject)
+        self.hypothetical_label.setText(hypothetical)
+        self.hypothetical_label.setVisible(bool(hypothetical))
 
     def add_to_title_row(self, widget: QWidget) -> None:
         """Place ``widget`` (the window's compact scene picker) at the right of the title."""
         self._title_row.addWidget(widget, alignment=Qt.AlignmentFlag.AlignVCenter)
 
     def set_texts(self, title: str, caption: str) -> None:
-        """Show a title and caption. Within one scene (the same title) the caption keeps the tallest height
-        it has needed, so stepping through builds never moves the stage up and down (nor re-lays it out)."""
-        if title != self.title_label.text():
-            self._caption_floor_px = 0
-            self.title_label.setText(title)
+        """Show a title and caption. The caption box is as tall as this caption needs, and never less than
+        two lines (every caption's limit), so the stage keeps its size from build to build and is the same
+        size however the build was reached."""
+        self.title_label.setText(title)
         self.caption_label.setText(keep_units_whole(caption))
+        self._fit_caption()
+
+    def _fit_caption(self) -> None:
         width = self.caption_label.width()
         needed = self.caption_label.heightForWidth(width) if width > 0 else 0
-        if needed > self._caption_floor_px or self.caption_label.minimumHeight() > self._caption_floor_px:
-            self._caption_floor_px = max(needed, self._caption_floor_px)
-            self.caption_label.setMinimumHeight(self._caption_floor_px)
+        two_lines = round(2 * self.caption_label.fontMetrics().lineSpacing())
+        self.caption_label.setFixedHeight(max(needed, two_lines))
 
     def resizeEvent(self, event) -> None:
-        if event.size().width() != event.oldSize().width():
-            self._caption_floor_px = 0       # a new width wraps differently: measure again
-            self.caption_label.setMinimumHeight(0)
         super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_caption()           # a new width wraps differently
 
     def set_presenting_height(self, height_px: int | None) -> None:
         """Size the type from ``height_px`` (a screen or picture height); None: window sizes."""
@@ -109,7 +133,11 @@ class SlideFrame(QWidget):
             margin = 9
         self.title_label.setFont(title)
         self.caption_label.setFont(caption)
-        self._caption_floor_px = 0
-        self.caption_label.setMinimumHeight(0)
+        corner = QFont(self.font())
+        if height:
+            corner.setPixelSize(round(height * CORNER_PER_HEIGHT))
+        self.subject_label.setFont(corner)
+        self.hypothetical_label.setFont(corner)
+        self._fit_caption()
         self.layout().setContentsMargins(2 * margin, margin, 2 * margin, margin)
         self.layout().setSpacing(margin)

@@ -30,10 +30,12 @@ from desktop.scene_picker import ScenePicker
 from desktop.settings import Settings, save as save_settings
 from desktop.side_panel import SidePanel
 from desktop.slide import SlideFrame
+from desktop.speaker_view import SpeakerView
+from desktop.stage_subject import subject_texts
 from desktop.theming import apply_theme
 from desktop.window_geometry import clamp_onto_screens, first_window_rect
 from engine.catalog import Catalog
-from widgets.theme import THEMES
+from widgets.theme import THEMES, for_screen
 
 LANGUAGE_NAMES = {"zh": "chinese", "en": "english"}
 NOTE_MILLISECONDS = 10_000
@@ -46,7 +48,7 @@ COMPACT_BELOW_WIDTH_PX = 1280
 MENUS = (
     ("file", ("export_png", "export_pdf", None, "quit")),
     ("scene", ("next", "previous", "first", "last", "jump", None, "reset")),
-    ("view", ("present_start", "present_current", "fullscreen", None, "scene_list", "side_panel", None,
+    ("view", ("present_start", "present_current", "speaker", "fullscreen", None, "scene_list", "side_panel", None,
               "black", "white", "clock")),
     ("help", ("help",)),
 )
@@ -57,8 +59,9 @@ class MainWindow(QMainWindow):
                  classes: tuple[type[Scene], ...], parent: QWidget | None = None):
         super().__init__(parent)
         self.language, self.store, self.settings = language, store, settings
-        self.theme = THEMES[settings.theme]
+        self.theme = for_screen(THEMES[settings.theme], (QGuiApplication.primaryScreen()).geometry().height())
         self.presentation = Presentation(self)
+        self.speaker = SpeakerView(self)
         self.exports = ExportActions(self)
 
         self.slide = SlideFrame(self.theme)
@@ -114,7 +117,7 @@ class MainWindow(QMainWindow):
             "present_start": lambda: self.presentation.start(from_start=True),
             "present_current": lambda: self.presentation.start(from_start=False),
             "fullscreen": self.presentation.toggle_fullscreen, "side_panel": self.toggle_side_panel,
-            "help": presenter.toggle_help, "leave": self.presentation.leave,
+            "help": presenter.toggle_help, "speaker": self.speaker.toggle, "leave": self.presentation.leave,
             "export_png": self.exports.current_scene_dialog, "export_pdf": self.exports.handout_dialog,
             "quit": self.close,
         }
@@ -166,7 +169,8 @@ class MainWindow(QMainWindow):
     # -- looks and language -----------------------------------------------------------------
     def set_theme(self, theme_id: str) -> None:
         self.settings.theme = theme_id
-        self.theme = THEMES[theme_id]
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        self.theme = for_screen(THEMES[theme_id], screen.geometry().height())
         apply_theme(QApplication.instance(), self.theme)
         self.slide.set_theme(self.theme)
         self.deck.set_theme(self.theme)
@@ -261,7 +265,10 @@ class MainWindow(QMainWindow):
         self._fit_columns()
 
     def _show_texts(self) -> None:
-        self.slide.set_texts(self.deck.title_of(self.deck.position), self.deck.current.caption())
+        scene = self.deck.current
+        self.slide.set_texts(self.deck.title_of(self.deck.position), scene.caption())
+        self.slide.set_subject(*subject_texts(self.language, scene))
+        self.speaker.refresh()
 
     # -- size and place -------------------------------------------------------------------------
     def _place(self, saved_geometry: str) -> None:

@@ -8,31 +8,16 @@ the figures come from, since the two differ.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PySide6.QtWidgets import QGridLayout
 
 from desktop.scene import Scene, SceneContext
 from desktop.scenes.registry import scene_class
-from engine import InputError, compute_report
-from engine.catalog import default_catalog
-from engine.kv_cache import work_ratio_without_cache
-from engine.units import format_bytes, format_count, format_percent, format_ratio, format_usd
+from desktop.scenes.summary_model import BUSY_SERVER_BATCH, QUESTIONS, summary_values
 from widgets.question_card import QuestionCard, QuestionCardState
 
-# question -> DESIGN.md numbers of the scenes that explain it
-QUESTIONS: dict[str, tuple[int, ...]] = {
-    "slow": (1, 3, 4),
-    "kv_cache": (5,),
-    "memory": (2, 5),
-    "output_price": (4, 6),
-}
 FADE_SECONDS = 0.3          # an answer fades in this fast: quick, but the eye sees where it appeared
 TYPE_PER_HEIGHT = 1 / 22    # answer text before fitting: large enough for a room
 SMALLEST_TYPE_PX = 9
-# A busy server decodes many requests in one step, so one read of the weights serves them all;
-# at this batch the output/input price ratio comes down to what providers charge (the seed's 2-4x).
-BUSY_SERVER_BATCH = 128
 
 
 class SummaryScene(Scene):
@@ -70,41 +55,16 @@ class SummaryScene(Scene):
         self._refresh()
 
     def on_report(self, scenario, report) -> None:
-        catalog = default_catalog()
+        catalog = self.context.catalog
         self._mode = scenario.mode
-        self._values = {
-            "gpu": catalog.gpu(scenario.gpu).name,
-            "model": catalog.model(scenario.model).name,
-            "weights_precision": catalog.precision(scenario.weights).name,
-            "output": format_count(scenario.output_tokens),
-            "weights": format_bytes(report.weights_bytes),
-            "hbm": format_bytes(report.hbm_bytes_per_gpu),
-            "kv_per_token": format_bytes(report.kv_bytes_per_token, binary=True),
-            "kv_bytes": format_bytes(report.kv_bytes),
-            "decode_share": format_percent(report.decode_share),
-            "prefill_util": format_percent(report.prefill.utilisation),
-            "decode_util": format_percent(report.decode.utilisation),
-            "work_ratio": format_count(work_ratio_without_cache(scenario.output_tokens)),
-            "price": format_usd(scenario.usd_per_gpu_hour),
-            "in_price": format_usd(report.usd_per_million_input_tokens),
-            "out_price": format_usd(report.usd_per_million_output_tokens),
-            "ratio": format_ratio(report.output_to_input_price_ratio),
-            "batch": format_count(scenario.batch),
-            "busy_batch": format_count(BUSY_SERVER_BATCH),
-            "busy_ratio": self._busy_server_ratio(scenario, report),
-        }
+        names = {"gpu": catalog.gpu(scenario.gpu).name, "model": catalog.model(scenario.model).name,
+                 "weights_precision": catalog.precision(scenario.weights).name}
+        self._values = summary_values(scenario, report, self.context.what_if(batch=BUSY_SERVER_BATCH), names)
         self._refresh()
 
-    @staticmethod
-    def _busy_server_ratio(scenario, report) -> str:
-        """The output/input price ratio of the same request on a server decoding ``BUSY_SERVER_BATCH`` at once."""
-        if scenario.batch >= BUSY_SERVER_BATCH:
-            return format_ratio(report.output_to_input_price_ratio)
-        try:
-            busy = compute_report(replace(scenario, batch=BUSY_SERVER_BATCH))
-        except InputError:
-            return format_ratio(report.output_to_input_price_ratio)
-        return format_ratio(busy.output_to_input_price_ratio)
+    def note_values(self) -> dict[str, str]:
+        language = self.context.language
+        return {**self._values, "mode": language.text(f"summary.mode.{self._mode}")} if self._values else {}
 
     def reset(self) -> None:
         self._clicked.clear()

@@ -1,7 +1,7 @@
 """The one shared scenario: changes recompute the report; refused input keeps the old scenario."""
 from __future__ import annotations
 
-from desktop.scenario_store import ScenarioStore
+from desktop.scenario_store import DEFAULT_SCENARIO, ScenarioStore
 from engine import Scenario, compute_report
 
 
@@ -26,7 +26,7 @@ def test_refused_input_keeps_the_previous_scenario_and_says_why(qtbot):
 def test_setting_the_same_scenario_announces_nothing(qtbot):
     store = ScenarioStore()
     with qtbot.assertNotEmitted(store.changed):
-        assert store.set_scenario(Scenario())
+        assert store.set_scenario(DEFAULT_SCENARIO)
 
 
 def test_an_error_from_the_store_shows_inline_under_the_controls_and_goes_with_the_next_change(qtbot, window):

@@ -1,0 +1,142 @@
+"""The speaker view (S): what the presenter sees and the room does not.
+
+As PowerPoint's presenter view and reveal.js's speaker view: the current build,
+a small preview of the next build, the speaker notes of the current phase with
+this scenario's numbers, the elapsed time and the clock. It is a window of its
+own: fullscreen on a second screen when there is one (the audience's screen
+keeps only the stage), else a window beside the presentation. The same keys
+and clicker drive both: its key presses go to the main window's commands.
+
+Previews are rendered after the build change has been painted (a short
+single-shot timer), so stepping through builds never waits for them.
+"""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFont, QGuiApplication, QPixmap
+from PySide6.QtWidgets import QGridLayout, QLabel, QTextBrowser, QWidget
+
+from desktop.presenter import KeyController
+from widgets.presenter_clock import format_elapsed
+
+# Wait this long after a build change before rendering the previews: the build's own transition
+# (a few hundred ms) runs first, and a clicker pressed quickly renders only the build it stops on.
+PREVIEW_DELAY_MS = 350
+# Once a second: the clocks show whole seconds.
+CLOCK_INTERVAL_MS = 1000
+PREVIEW_WIDTH_PX = 480
+NOTES_POINT_SIZE = 18        # notes are read at arm's length, in a hurry
+
+
+class SpeakerView(QWidget):
+    def __init__(self, window):
+        super().__init__(None, Qt.WindowType.Window)
+        self._window = window
+        self.setObjectName("speaker_view")
+        self.status_label = QLabel()
+        self.time_label = QLabel()
+        self.current_preview = QLabel()
+        self.next_label = QLabel()
+        self.next_preview = QLabel()
+        self.notes = QTextBrowser()
+        font = QFont(self.notes.font())
+        font.setPointSize(NOTES_POINT_SIZE)
+        self.notes.setFont(font)
+        for preview in (self.current_preview, self.next_preview):
+            preview.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            preview.setMinimumWidth(PREVIEW_WIDTH_PX // 2)
+        grid = QGridLayout(self)
+        grid.addWidget(self.status_label, 0, 0)
+        grid.addWidget(self.time_label, 0, 1, alignment=Qt.AlignmentFlag.AlignRight)
+        grid.addWidget(self.current_preview, 1, 0)
+        grid.addWidget(self.notes, 1, 1, 3, 1)
+        grid.addWidget(self.next_label, 2, 0)
+        grid.addWidget(self.next_preview, 3, 0)
+        grid.setColumnStretch(1, 1)
+        self._started = time.monotonic()
+        self._clock = QTimer(self)
+        self._clock.setInterval(CLOCK_INTERVAL_MS)
+        self._clock.timeout.connect(self._tick)
+        self._previews = QTimer(self)
+        self._previews.setSingleShot(True)
+        self._previews.setInterval(PREVIEW_DELAY_MS)
+        self._previews.timeout.connect(self._render_previews)
+        self.keys = KeyController(self, self)
+        self.keys.command.connect(window.run_command)
+        self.keys.jump_requested.connect(window.jump_to)
+
+    # -- what the frame calls ------------------------------------------------------------
+    def toggle(self) -> None:
+        """S: open the speaker view (on another screen when there is one), or close it."""
+        if self.isVisible():
+            self.hide()
+            return
+        self._place()
+        self._started = time.monotonic()
+        self._clock.start()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """The build or scenario changed: new notes now, new previews once the stage has settled."""
+        if not self.isVisible():
+            return
+        language, deck = self._window.language, self._window.deck
+        scene = deck.current
+        self.setWindowTitle(language.text("app.speaker.title"))
+        self.status_label.setText(language.text("app.speaker.now", number=scene.number,
+                                                build=scene.build_index + 1, builds=scene.build_count))
+        self.notes.setPlainText(scene.notes())
+        self._tick()
+        self._previews.start()
+
+    def next_step(self) -> tuple[type, int] | None:
+        """(scene class, build) the next key press shows, or None at the end of the talk."""
+        deck = self._window.deck
+        scene = deck.current
+        if scene.build_index + 1 < scene.build_count:
+            return deck.current_class, scene.build_index + 1
+        if deck.position + 1 < len(deck.classes):
+            return deck.classes[deck.position + 1], 0
+        return None
+
+    # -- inside ------------------------------------------------------------------------------
+    def _place(self) -> None:
+        own = self._window.screen()
+        others = [screen for screen in QGuiApplication.screens() if screen is not own]
+        if others:
+            self.setGeometry(others[0].geometry())
+            self.showFullScreen()
+        else:
+            area = (own or QGuiApplication.primaryScreen()).availableGeometry()
+            self.setGeometry(area.x() + area.width() // 2, area.y(), area.width() // 2, area.height())
+            self.show()
+
+    def _tick(self) -> None:
+        language = self._window.language
+        elapsed = format_elapsed(time.monotonic() - self._started)
+        self.time_label.setText(f"{language.text('app.speaker.elapsed', time=elapsed)}   "
+                                f"{language.text('app.speaker.clock', time=time.strftime('%H:%M'))}")
+
+    def _render_previews(self) -> None:
+        from desktop import export       # loaded when the speaker view first needs it
+        window = self._window
+        current = window.slide.grab().scaledToWidth(PREVIEW_WIDTH_PX, Qt.TransformationMode.SmoothTransformation)
+        self.current_preview.setPixmap(current)
+        step = self.next_step()
+        language = window.language
+        if step is None:
+            self.next_label.setText(language.text("app.speaker.end"))
+            self.next_preview.clear()
+            return
+        cls, build = step
+        self.next_label.setText(language.text("app.speaker.next") if cls is window.deck.current_class
+                                else language.text("app.speaker.next_scene", number=cls.number))
+        slide = export.render_slide(cls, language, window.store, window.theme, build=build)
+        self.next_preview.setPixmap(QPixmap.fromImage(slide.image).scaledToWidth(
+            PREVIEW_WIDTH_PX, Qt.TransformationMode.SmoothTransformation))
+
+    def closeEvent(self, event) -> None:
+        self._clock.stop()
+        super().closeEvent(event)

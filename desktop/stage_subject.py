@@ -1,0 +1,28 @@
+"""The words in the stage's corner: what it shows, and whether its times are hypothetical.
+
+"Llama 3.1 70B · weights FP16, KV FP16 · 2 × NVIDIA H800 SXM5", and, when that
+does not fit its GPUs and the scene shows times or prices, "does not fit:
+times are hypothetical" (DESIGN.md, presenter standard).
+"""
+from __future__ import annotations
+
+from desktop.what_if import refused
+
+
+def subject_texts(language, scene) -> tuple[str, str]:
+    """(subject, warning) for the stage of ``scene``; the warning is "" when there is nothing to warn of."""
+    scenario, result = scene.stage_subject()
+    catalog = scene.context.catalog
+    try:
+        model, gpu = catalog.model(scenario.model).name, catalog.gpu(scenario.gpu).name
+        weights, kv = catalog.precision(scenario.weights).name, catalog.precision(scenario.kv).name
+    except Exception:            # an id the catalogue no longer has: the refusal says which
+        return "", language.text("app.stage.refused")
+    precision = weights if weights == kv else language.text("app.stage.precision", weights=weights, kv=kv)
+    subject = language.text("app.stage.subject", model=model, precision=precision,
+                            gpus=language.text("app.stage.gpus", count=scenario.gpus, gpu=gpu))
+    if refused(result):
+        return subject, language.text("app.stage.refused")
+    if scene.shows_times and not result.fits:
+        return subject, language.text("app.stage.hypothetical")
+    return subject, ""
