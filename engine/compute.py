@@ -14,15 +14,15 @@ from engine.catalog import default_catalog
 from engine.catalog_types import Gpu, Model, Precision
 from engine.cost import token_prices
 from engine.efficiency import EFFICIENCIES
-from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu
+from engine.deployment import Deployment, deploy
 from engine.memory import MemoryPlan, plan_memory
 from engine.parallel import check_gpu_count
 from engine.parameters import ParameterCounts, parameter_counts
 from engine.passes import DecodeStepWork, decode_step_work, prefill_work
 from engine.report import DecodeReport, PrefillReport, Report
-from engine.request import Machine, request_timeline, time_pass
+from engine.request import Machine, mean_decode_context, request_timeline, time_pass
 from engine.roofline import compute_precision_used, peak_flops, ridge_point
-from engine.scenario import Scenario, validate_scenario
+from engine.scenario import MAX_BATCH, Scenario, validate_scenario
 
 _COUNTS: dict[int, tuple[Model, ParameterCounts]] = {}
 
@@ -44,11 +44,21 @@ class Setup:
     model: Model
     weights: Precision
     kv: Precision
-    counts: ParameterCounts
-    machine: Machine
+    deployment: Deployment     # the model on its GPUs: what passes and memory are computed from
+    machine: Machine           # the GPUs' rates at the mode's efficiencies
     compute_precision: str
-    kv_bytes_per_token: float
-    kv_share_per_gpu: float
+
+    @property
+    def counts(self) -> ParameterCounts:
+        return self.deployment.counts
+
+    @property
+    def kv_bytes_per_token(self) -> float:
+        return self.deployment.kv_bytes_per_token
+
+    @property
+    def kv_share_per_gpu(self) -> float:
+        return self.deployment.kv_share_per_gpu
 
 
 def resolve(scenario: Scenario, catalog=None) -> tuple[Scenario, Gpu, Model, Precision, Precision]:
@@ -56,7 +66,10 @@ def resolve(scenario: Scenario, catalog=None) -> tuple[Scenario, Gpu, Model, Pre
     scenario = validate_scenario(scenario)
     if catalog is None:
         catalog = default_catalog()
-    return (scenario, catalog.gpu(scenario.gpu), catalog.model(scenario.model),
+    from engine.scenario import check_model_context     # the model's own longest context
+    model = catalog.model(scenario.model)
+    check_model_context(scenario, model)
+    return (scenario, catalog.gpu(scenario.gpu), model,
             catalog.precision(scenario.weights), catalog.precision(scenario.kv))
 
 
@@ -65,25 +78,23 @@ def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Pr
     check_gpu_count(model, scenario.gpus)
     compute_precision = compute_precision_used(gpu, weights)
     machine = Machine(peak_flops_per_gpu=peak_flops(gpu, weights),
-                      bandwidth_bytes_per_second=gpu.memory_bandwidth_bytes_per_second,
-                      gpus=scenario.gpus, efficiency=EFFICIENCIES[scenario.mode])
+                      bandwidth_bytes_per_second_per_gpu=gpu.memory_bandwidth_bytes_per_second,
+                      gpus=scenario.gpus, efficiency=EFFICIENCIES[scenario.mode],
+                      compute_precision=compute_precision, gpu_id=gpu.id)
     return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv,
-                 counts=counts_for(model), machine=machine, compute_precision=compute_precision,
-                 kv_bytes_per_token=kv_bytes_per_token(model, kv),
-                 kv_share_per_gpu=kv_share_per_gpu(model, scenario.gpus))
+                 deployment=deploy(model, gpu, scenario.gpus, weights, kv, counts_for(model)),
+                 machine=machine, compute_precision=compute_precision)
 
 
-def decode_step_of(s: Setup) -> DecodeStepWork:
-    """The decode step of ``s``'s batch, linear in the context."""
-    return decode_step_work(s.model, s.counts, s.gpu, s.scenario.gpus, s.weights.bytes_per_value,
-                            s.kv_bytes_per_token, s.kv_share_per_gpu, s.scenario.batch)
+def decode_step_of(s: Setup, batch: int | None = None) -> DecodeStepWork:
+    """The decode step of ``s``'s batch (or of ``batch`` sequences), linear in the context."""
+    return decode_step_work(s.deployment, batch=s.scenario.batch if batch is None else batch)
 
 
 def memory_of(s: Setup) -> MemoryPlan:
+    """How each GPU's HBM is shared out for ``s``'s batch and context."""
     sc = s.scenario
-    return plan_memory(s.model, s.counts, s.weights.bytes_per_value, s.kv_bytes_per_token,
-                       s.kv_share_per_gpu, s.gpu.memory_bytes, sc.gpus, sc.batch,
-                       sc.prompt_tokens, sc.output_tokens)
+    return plan_memory(s.deployment, batch=sc.batch, prompt_tokens=sc.prompt_tokens, output_tokens=sc.output_tokens)
 
 
 def report_for(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Report:
@@ -96,12 +107,40 @@ def compute_report(scenario: Scenario, catalog=None) -> Report:
     return _report(setup(*resolve(scenario, catalog)))
 
 
+def decode_crossover_batch(scenario: Scenario, catalog=None) -> int | None:
+    """The smallest batch at which ``scenario``'s decode step is compute-bound, or None up to ``MAX_BATCH``.
+
+    The step is taken at the request's mean context, in the scenario's mode, exactly as the
+    report's ``decode.bound``: ``compute_report(replace(scenario, batch=b)).decode.bound`` is
+    ``"compute"`` exactly when ``b >= decode_crossover_batch(scenario)``. Compute time minus
+    memory time grows with the batch (each sequence adds its FLOPs and its KV; only MoE's
+    weight reads grow too, ever more slowly), so one search finds the crossing. Whether that
+    many sequences fit in memory is a separate question (``Report.max_sequences``).
+    """
+    s = setup(*resolve(scenario, catalog))
+    context = mean_decode_context(s.scenario.prompt_tokens, s.scenario.output_tokens)
+
+    def compute_bound(batch: int) -> bool:
+        step = decode_step_of(s, batch).at(context)
+        return time_pass(step, s.machine).bound == "compute"
+
+    if not compute_bound(MAX_BATCH):
+        return None
+    low, high = 1, MAX_BATCH             # compute_bound(high) holds; find the smallest such batch
+    while low < high:
+        middle = (low + high) // 2
+        if compute_bound(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
 def _report(s: Setup) -> Report:
     sc, machine, g = s.scenario, s.machine, s.scenario.gpus
     memory = memory_of(s)
 
-    prefill = prefill_work(s.model, s.counts, s.gpu, g, s.weights.bytes_per_value,
-                           s.kv_bytes_per_token, s.kv_share_per_gpu, sc.batch, sc.prompt_tokens)
+    prefill = prefill_work(s.deployment, batch=sc.batch, prompt_tokens=sc.prompt_tokens)
     prefill_timing = time_pass(prefill, machine)
     step = decode_step_of(s)
     timeline = request_timeline(prefill_timing, step, machine, sc.prompt_tokens, sc.output_tokens)
@@ -147,4 +186,5 @@ def _report(s: Setup) -> Report:
         weight_only=s.compute_precision != s.weights.compute_precision,
         decode_seconds=timeline.decode_seconds,
         output_to_input_price_ratio=prices.output_to_input_ratio,
+        scenario=sc, gpu=s.gpu, model=s.model, weights_precision=s.weights, kv_precision=s.kv,
     )

@@ -49,7 +49,7 @@ import math
 from dataclasses import dataclass
 
 from engine.catalog_types import Model
-from engine.parameters import ParameterCounts
+from engine.deployment import Deployment
 from engine.units import GiB
 
 RUNTIME_BYTES_PER_GPU = 1 * GiB
@@ -108,25 +108,24 @@ class MemoryPlan:
     max_sequences: int               # most sequences of this context that fit together
 
 
-def plan_memory(model: Model, counts: ParameterCounts, weight_bytes_per_value: float,
-                kv_bytes_per_token: float, kv_share_per_gpu: float, capacity_bytes: float,
-                gpus: int, batch: int, prompt_tokens: int, output_tokens: int) -> MemoryPlan:
+def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens: int) -> MemoryPlan:
     """Share out each GPU's HBM for ``batch`` sequences of ``prompt + output`` tokens.
 
     The longest context and the most sequences keep this scenario's allowance
     fixed and give all the rest to the KV cache: ``max_sequences >= batch``
     and ``max_context_tokens >= prompt + output`` exactly when the scenario fits.
     """
+    capacity_bytes, gpus = d.gpu.memory_bytes, d.gpus
     context = prompt_tokens + output_tokens
-    weights = counts.total * weight_bytes_per_value
+    weights = d.weights_bytes
     weights_per_gpu = weights / gpus
-    kv = kv_bytes_per_token * batch * context
-    kv_per_gpu = kv * kv_share_per_gpu
-    allowance = allowance_bytes_per_gpu(model, gpus, batch, prompt_tokens)
+    kv = d.kv_bytes_per_token * batch * context
+    kv_per_gpu = kv * d.kv_share_per_gpu
+    allowance = allowance_bytes_per_gpu(d.model, gpus, batch, prompt_tokens)
     used = weights_per_gpu + kv_per_gpu + allowance
     free = capacity_bytes - used
     room_for_kv = capacity_bytes - weights_per_gpu - allowance
-    kv_per_token_per_gpu = kv_bytes_per_token * kv_share_per_gpu
+    kv_per_token_per_gpu = d.kv_bytes_per_token * d.kv_share_per_gpu
     if room_for_kv > 0:
         max_context = math.floor(room_for_kv / (batch * kv_per_token_per_gpu))
         max_sequences = math.floor(room_for_kv / (context * kv_per_token_per_gpu))

@@ -82,6 +82,11 @@ class ParameterCounts:
         return self.active - self.embedding - self.lm_head - self.norms + self.lm_head_matmul
 
     @property
+    def routed_matmul_per_token(self) -> int:
+        """Routed-expert weights one token multiplies through: top-k experts of every MoE layer (0 if dense)."""
+        return self.moe_layers * self.experts_per_token * self.expert
+
+    @property
     def streamed_without_experts(self) -> int:
         """Weights read from HBM on every forward pass, routed experts aside.
 

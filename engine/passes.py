@@ -27,6 +27,11 @@ The prefill is timed as one pass, although servers run a long prompt in chunks
 but a chunk of thousands of tokens stays far above the ridge point, so the
 prefill stays compute-bound and its time changes little.
 
+Each pass also says which of its FLOPs are routed-expert matmuls (``2 * top-k
+experts' weights * tokens``), because measured stacks run those at a rate of
+their own (``engine.efficiency``). Every function takes the model on its GPUs
+as one ``engine.deployment.Deployment`` and the batch and lengths by keyword.
+
 Decode FLOPs and bytes are linear in the context, ``fixed + per_context_token * c``,
 which lets ``engine.request`` sum a whole output in closed form.
 """
@@ -34,10 +39,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.catalog_types import Gpu, Model
+from engine.deployment import Deployment
 from engine.kv_cache import attention_flops_per_position
 from engine.parallel import allreduce_calls_per_pass, allreduce_link_seconds_per_pass
-from engine.parameters import ParameterCounts
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,7 @@ class PassWork:
     bytes_per_gpu: float        # HBM traffic through each GPU
     link_seconds: float         # all-reduce time at full link speed, no latency
     allreduce_calls: int
+    expert_flops: float = 0.0   # the part of ``flops`` spent in routed-expert matmuls (MoE; engine.efficiency)
 
 
 @dataclass(frozen=True)
@@ -58,41 +63,41 @@ class DecodeStepWork:
     bytes_per_gpu_per_context_token: float
     link_seconds: float
     allreduce_calls: int
+    expert_flops: float = 0.0   # routed-expert matmuls, part of flops_fixed
 
     def at(self, context_tokens: float) -> PassWork:
         """The step when each sequence already has ``context_tokens`` tokens cached."""
         return PassWork(
             flops=self.flops_fixed + self.flops_per_context_token * context_tokens,
             bytes_per_gpu=self.bytes_per_gpu_fixed + self.bytes_per_gpu_per_context_token * context_tokens,
-            link_seconds=self.link_seconds, allreduce_calls=self.allreduce_calls)
+            link_seconds=self.link_seconds, allreduce_calls=self.allreduce_calls, expert_flops=self.expert_flops)
 
 
-def prefill_work(model: Model, counts: ParameterCounts, gpu: Gpu, gpus: int,
-                 weight_bytes_per_value: float, kv_bytes_per_token: float, kv_share_per_gpu: float,
-                 batch: int, prompt_tokens: int) -> PassWork:
+def prefill_work(d: Deployment, *, batch: int, prompt_tokens: int) -> PassWork:
     """The prefill pass over ``batch`` prompts of ``prompt_tokens`` tokens (module docstring)."""
+    counts = d.counts
     tokens = batch * prompt_tokens
     body = counts.matmul_per_token - counts.lm_head_matmul
     flops = (2.0 * body * tokens + 2.0 * counts.lm_head_matmul * batch
-             + attention_flops_per_position(model) * batch * prompt_tokens * (prompt_tokens + 1) / 2)
-    weights = counts.streamed(tokens) * weight_bytes_per_value / gpus
-    kv_written = tokens * kv_bytes_per_token * kv_share_per_gpu
+             + attention_flops_per_position(d.model) * batch * prompt_tokens * (prompt_tokens + 1) / 2)
+    weights = counts.streamed(tokens) * d.weight_bytes_per_value / d.gpus
+    kv_written = tokens * d.kv_bytes_per_token * d.kv_share_per_gpu
     return PassWork(flops=flops, bytes_per_gpu=weights + kv_written,
-                    link_seconds=allreduce_link_seconds_per_pass(model, gpu, gpus, tokens),
-                    allreduce_calls=allreduce_calls_per_pass(model, gpus))
+                    link_seconds=allreduce_link_seconds_per_pass(d.model, d.gpu, d.gpus, tokens),
+                    allreduce_calls=allreduce_calls_per_pass(d.model, d.gpus),
+                    expert_flops=2.0 * counts.routed_matmul_per_token * tokens)
 
 
-def decode_step_work(model: Model, counts: ParameterCounts, gpu: Gpu, gpus: int,
-                     weight_bytes_per_value: float, kv_bytes_per_token: float, kv_share_per_gpu: float,
-                     batch: int) -> DecodeStepWork:
+def decode_step_work(d: Deployment, *, batch: int) -> DecodeStepWork:
     """One decode step of ``batch`` sequences, linear in their context (module docstring)."""
-    attention = attention_flops_per_position(model) * batch
-    kv_per_gpu = batch * kv_bytes_per_token * kv_share_per_gpu
-    weights = counts.streamed(batch) * weight_bytes_per_value / gpus
+    attention = attention_flops_per_position(d.model) * batch
+    kv_per_gpu = batch * d.kv_bytes_per_token * d.kv_share_per_gpu
+    weights = d.counts.streamed(batch) * d.weight_bytes_per_value / d.gpus
     return DecodeStepWork(
-        flops_fixed=2.0 * counts.matmul_per_token * batch + attention,
+        flops_fixed=2.0 * d.counts.matmul_per_token * batch + attention,
         flops_per_context_token=attention,
         bytes_per_gpu_fixed=weights + kv_per_gpu,          # the new token's K and V written
         bytes_per_gpu_per_context_token=kv_per_gpu,        # every cached token's K and V read
-        link_seconds=allreduce_link_seconds_per_pass(model, gpu, gpus, batch),
-        allreduce_calls=allreduce_calls_per_pass(model, gpus))
+        link_seconds=allreduce_link_seconds_per_pass(d.model, d.gpu, d.gpus, batch),
+        allreduce_calls=allreduce_calls_per_pass(d.model, d.gpus),
+        expert_flops=2.0 * d.counts.routed_matmul_per_token * batch)

@@ -9,7 +9,10 @@ request (``engine.request``), prices (``engine.cost``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, field
+
+from engine.catalog_types import Gpu, Model, Precision
+from engine.scenario import Scenario
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,13 @@ class Report:
     decode_seconds: float = 0.0              # all decode steps together (total - ttft)
     output_to_input_price_ratio: float = 0.0  # how many times an output token costs an input token
                                               # (from times, so defined even at a price of 0)
+    # What the report was computed from (beyond the JSON contract, not compared or hashed):
+    # the validated scenario and its catalogue entries, so a scene never looks them up twice.
+    scenario: Scenario | None = field(default=None, compare=False, repr=False)
+    gpu: Gpu | None = field(default=None, compare=False, repr=False)
+    model: Model | None = field(default=None, compare=False, repr=False)
+    weights_precision: Precision | None = field(default=None, compare=False, repr=False)
+    kv_precision: Precision | None = field(default=None, compare=False, repr=False)
 
     JSON_KEYS = (
         "weights_bytes", "weights_bytes_per_gpu", "kv_bytes_per_token", "kv_bytes",
@@ -87,10 +97,10 @@ class Report:
 
     def to_json_dict(self) -> dict:
         """The contract's JSON object: exactly ``JSON_KEYS``, in that order; byte counts rounded to whole bytes."""
-        full = asdict(self)
-        out = {key: full[key] for key in self.JSON_KEYS}
-        out["prefill"] = {k: full["prefill"][k] for k in ("flops", "bytes", "seconds", "bound")}
-        out["decode"] = {k: full["decode"][k] for k in
+        out = {key: getattr(self, key) for key in self.JSON_KEYS}
+        prefill, decode = asdict(self.prefill), asdict(self.decode)
+        out["prefill"] = {k: prefill[k] for k in ("flops", "bytes", "seconds", "bound")}
+        out["decode"] = {k: decode[k] for k in
                          ("flops_per_token", "bytes_per_token", "seconds_per_token", "bound")}
         for path in self.JSON_WHOLE_BYTES:
             *parent, key = path.split(".")

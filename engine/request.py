@@ -23,7 +23,7 @@ whole output is therefore taken in closed form, exactly, in constant time;
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.efficiency import Efficiency
 from engine.passes import DecodeStepWork, PassWork
@@ -32,21 +32,40 @@ from engine.roofline import bound
 
 @dataclass(frozen=True)
 class Machine:
-    """The GPUs a pass runs on, and the mode's efficiencies."""
+    """The GPUs a pass runs on, and the mode's efficiencies (``engine.efficiency``)."""
     peak_flops_per_gpu: float
-    bandwidth_bytes_per_second: float
+    bandwidth_bytes_per_second_per_gpu: float     # datasheet HBM bandwidth of each GPU
     gpus: int
     efficiency: Efficiency
+    compute_precision: str = "fp16"               # whose peak ``peak_flops_per_gpu`` is
+    gpu_id: str = ""                              # for the mode's stack share on this GPU, if any
 
-    @property
-    def compute_flops_per_second(self) -> float:
-        """FLOP/s the mode reaches on all GPUs together: ``gpus * peak * compute_share``."""
-        return self.peak_flops_per_gpu * self.gpus * self.efficiency.compute_share
+    # The rates the mode reaches, worked out once (``__post_init__``):
+    stack_share: float = field(init=False)                      # the stack's share on this GPU (1: all)
+    group_flops_per_second: float = field(init=False)           # dense matmuls, all GPUs: gpus*peak*share*stack
+    group_expert_flops_per_second: float = field(init=False)    # routed-expert matmuls, all GPUs
+    memory_bytes_per_second_per_gpu: float = field(init=False)  # HBM, each GPU: bandwidth*bandwidth_share*stack
 
-    @property
-    def memory_bytes_per_second(self) -> float:
-        """HBM bytes/s the mode reaches on each GPU: ``bandwidth * bandwidth_share``."""
-        return self.bandwidth_bytes_per_second * self.efficiency.bandwidth_share
+    def __post_init__(self) -> None:
+        eff = self.efficiency
+        stack = eff.stack_share(self.gpu_id)
+        dense = self.peak_flops_per_gpu * self.gpus * eff.compute_share_for(self.compute_precision) * stack
+        for name, value in (("stack_share", stack), ("group_flops_per_second", dense),
+                            ("group_expert_flops_per_second", dense * eff.expert_share_for(self.compute_precision)),
+                            ("memory_bytes_per_second_per_gpu",
+                             self.bandwidth_bytes_per_second_per_gpu * eff.bandwidth_share * stack)):
+            object.__setattr__(self, name, value)
+
+    def compute_seconds(self, flops, expert_flops=0.0):
+        """Time of the arithmetic: dense FLOPs at the dense rate, routed-expert FLOPs at theirs (numpy-friendly)."""
+        dense_rate = self.group_flops_per_second
+        if not expert_flops:
+            return flops / dense_rate
+        return flops / dense_rate + expert_flops * (1.0 / self.group_expert_flops_per_second - 1.0 / dense_rate)
+
+    def memory_seconds(self, bytes_per_gpu):
+        """Time of each GPU's HBM traffic (numpy-friendly)."""
+        return bytes_per_gpu / self.memory_bytes_per_second_per_gpu
 
 
 @dataclass(frozen=True)
@@ -62,8 +81,8 @@ class PassTiming:
 def time_pass(work: PassWork, machine: Machine) -> PassTiming:
     """How long one forward pass takes on ``machine``, and what limits it."""
     eff = machine.efficiency
-    compute = work.flops / machine.compute_flops_per_second
-    memory = work.bytes_per_gpu / machine.memory_bytes_per_second
+    compute = machine.compute_seconds(work.flops, work.expert_flops)
+    memory = machine.memory_seconds(work.bytes_per_gpu)
     seconds = eff.roofline_seconds(compute, memory) + eff.fixed_seconds(work.link_seconds, work.allreduce_calls)
     all_peaks = machine.peak_flops_per_gpu * machine.gpus
     return PassTiming(seconds=seconds, compute_seconds=compute, memory_seconds=memory,
@@ -99,15 +118,22 @@ def decode_seconds_sum(step: DecodeStepWork, machine: Machine, first_context: in
     if steps <= 0:
         return 0.0
     eff = machine.efficiency
-    compute_rate, memory_rate = machine.compute_flops_per_second, machine.memory_bytes_per_second
-    a0, a1 = step.flops_fixed / compute_rate, step.flops_per_context_token / compute_rate
-    b0, b1 = step.bytes_per_gpu_fixed / memory_rate, step.bytes_per_gpu_per_context_token / memory_rate
+    a0 = machine.compute_seconds(step.flops_fixed, step.expert_flops)
+    a1 = machine.compute_seconds(step.flops_per_context_token)
+    b0 = machine.memory_seconds(step.bytes_per_gpu_fixed)
+    b1 = machine.memory_seconds(step.bytes_per_gpu_per_context_token)
     last = first_context + steps - 1
     # max + (1 - overlap) * min  ==  overlap * max + (1 - overlap) * (compute + memory)
     larger = sum_of_max_of_two_lines(a0, a1, b0, b1, first_context, last)
     both = _sum_of_line(a0 + b0, a1 + b1, first_context, last)
     fixed = eff.fixed_seconds(step.link_seconds, step.allreduce_calls)
     return eff.overlap * larger + (1.0 - eff.overlap) * both + steps * fixed
+
+
+def mean_decode_context(prompt_tokens: int, output_tokens: int) -> float:
+    """Mean tokens cached per sequence over the decode steps (``prompt`` when there is none)."""
+    steps = output_tokens - 1
+    return prompt_tokens + (steps - 1) / 2 if steps > 0 else float(prompt_tokens)
 
 
 @dataclass(frozen=True)
@@ -126,12 +152,11 @@ def request_timeline(prefill: PassTiming, step: DecodeStepWork, machine: Machine
     """Time to first token, decode time, time per output token and the share spent decoding."""
     steps = output_tokens - 1
     decode = decode_seconds_sum(step, machine, prompt_tokens, steps)
+    mean_context = mean_decode_context(prompt_tokens, output_tokens)
     if steps > 0:
         tpot = decode / steps
-        mean_context = prompt_tokens + (steps - 1) / 2
     else:
         tpot = time_pass(step.at(prompt_tokens), machine).seconds
-        mean_context = float(prompt_tokens)
     total = prefill.seconds + decode
     return RequestTimeline(ttft_seconds=prefill.seconds, decode_seconds=decode, decode_steps=steps,
                            tpot_seconds=tpot, total_seconds=total, decode_share=decode / total,

@@ -41,12 +41,24 @@ def checked_contexts(contexts) -> np.ndarray:
 
 
 def decode_step_seconds(step: DecodeStepWork, machine: Machine, contexts: np.ndarray) -> np.ndarray:
-    """Time of one decode step at each context in ``contexts`` (the formula of ``request.time_pass``)."""
+    """Time of one decode step at each context in ``contexts`` (the formula of ``request.time_pass``).
+
+    Compute and memory time are both linear in the context, so their coefficients are
+    taken once as numbers and the arrays see only a handful of operations.
+    """
     eff = machine.efficiency
-    compute = (step.flops_fixed + step.flops_per_context_token * contexts) / machine.compute_flops_per_second
-    memory = ((step.bytes_per_gpu_fixed + step.bytes_per_gpu_per_context_token * contexts)
-              / machine.memory_bytes_per_second)
-    return eff.roofline_seconds(compute, memory) + eff.fixed_seconds(step.link_seconds, step.allreduce_calls)
+    a0 = machine.compute_seconds(step.flops_fixed, step.expert_flops)
+    a1 = machine.compute_seconds(step.flops_per_context_token)
+    b0 = machine.memory_seconds(step.bytes_per_gpu_fixed)
+    b1 = machine.memory_seconds(step.bytes_per_gpu_per_context_token)
+    fixed = eff.fixed_seconds(step.link_seconds, step.allreduce_calls)
+    if eff.overlap == 0.0:                       # the times add: one line
+        return (a0 + b0 + fixed) + (a1 + b1) * contexts
+    larger = np.maximum(a0 + a1 * contexts, b0 + b1 * contexts)
+    if eff.overlap == 1.0:                       # the roofline: the larger of the two
+        return larger + fixed if fixed else larger
+    both = (a0 + b0) + (a1 + b1) * contexts
+    return eff.overlap * larger + (1.0 - eff.overlap) * both + fixed
 
 
 def setup_for(scenario: Scenario, catalog=None) -> Setup:

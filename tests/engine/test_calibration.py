@@ -8,6 +8,7 @@ The measurements (engine.efficiency names the sources):
   128 input tokens 16 ms, after 2048 tokens 133 ms; LLaMA-70B on 4 GPUs 47 ms and 377 ms
   (LLaMA 2 70B).
 The ideal mode must beat every measurement: it is an upper bound.
+Batched measurements (batch 1 to 1,024, dense and MoE, NVIDIA and AMD) are in test_batched_calibration.py.
 """
 import pytest
 

@@ -3,20 +3,17 @@ import pytest
 
 from engine.kv_cache import attention_flops_per_position
 from engine.parameters import parameter_counts
+from engine.deployment import deploy
 from engine.passes import decode_step_work, prefill_work
 from tests.engine import fixtures as fx
 
 
 def _decode(model, batch, precision=fx.FP16, gpus=1):
-    from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu
-    return decode_step_work(model, parameter_counts(model), fx.H800, gpus, precision.bytes_per_value,
-                            kv_bytes_per_token(model, precision), kv_share_per_gpu(model, gpus), batch)
+    return decode_step_work(deploy(model, fx.H800, gpus, precision, precision), batch=batch)
 
 
 def _prefill(model, batch, prompt, precision=fx.FP16):
-    from engine.kv_cache import kv_bytes_per_token
-    return prefill_work(model, parameter_counts(model), fx.H800, 1, precision.bytes_per_value,
-                        kv_bytes_per_token(model, precision), 1.0, batch, prompt)
+    return prefill_work(deploy(model, fx.H800, 1, precision, precision), batch=batch, prompt_tokens=prompt)
 
 
 def test_decode_step_reads_every_weight_once_plus_the_kv_cache():

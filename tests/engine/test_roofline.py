@@ -44,7 +44,8 @@ def test_decode_at_batch_1_is_memory_bound_and_prefill_of_1000_tokens_compute_bo
         assert r.decode.bound == "memory"
         assert r.prefill.bound == "compute"
         assert r.decode.utilisation < 0.05                  # the seed's 1-5%
-        assert r.prefill.utilisation > 0.5
+        # FP8 matmuls measurably reach about half of the FP8 peak (engine.efficiency: narrow_compute_share)
+        assert r.prefill.utilisation > (0.5 if mode == "ideal" else 0.4)
 
 
 def test_ideal_mode_is_exactly_the_roofline_on_one_gpu():
