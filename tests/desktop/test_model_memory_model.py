@@ -1,0 +1,174 @@
+"""Scene 2's model without Qt: the bars carry the engine's numbers, overflow exactly when it does not fit."""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from desktop.scenes import model_memory_model as mm
+from desktop.what_if import WhatIfs
+from engine import InputError, Scenario
+from engine.catalog import default_catalog
+from engine.units import format_bytes
+from widgets.memory_bars_state import free_bytes, overflow_bytes, overflows, used_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXTS = tomllib.loads((ROOT / "resources" / "text" / "model_memory.toml").read_text(encoding="utf-8"))
+WHAT_IFS = WhatIfs(default_catalog())
+BASE = Scenario(gpus=2)          # the app's default shared scenario
+
+
+def text_in(code: str):
+    def text(key: str, **values) -> str:
+        table, name = key.split(".")
+        return TEXTS[table][name][code].format(**values)
+    return text
+
+
+EN = text_in("en")
+
+
+def report(**changes):
+    result = WHAT_IFS.report(dataclasses.replace(BASE, **changes))
+    assert not isinstance(result, InputError), result
+    return result
+
+
+def story_results(base: Scenario = BASE) -> dict:
+    results = {phase: WHAT_IFS.report(mm.story_scenario(base, phase)) for phase in mm.BUILD_CHANGES}
+    results["explore"] = WHAT_IFS.report(base)
+    return results
+
+
+# Dense MHA, dense GQA, MoE, MLA + MoE; several precisions and GPU counts (some fit, some do not).
+CASES = [
+    dict(model="llama-2-13b", weights="fp16", gpus=1),
+    dict(model="llama-2-13b", weights="fp32", kv="fp32", gpus=1, gpu="a100-40gb"),
+    dict(model="llama-3.1-70b", weights="fp16", gpus=1),
+    dict(model="llama-3.1-70b", weights="fp8", gpus=1),
+    dict(model="llama-3.1-70b", weights="int4", kv="fp8", gpus=4, batch=64, prompt_tokens=8000),
+    dict(model="mixtral-8x7b", weights="bf16", gpus=2),
+    dict(model="mixtral-8x7b", weights="int8", gpus=8, gpu="l40s"),
+    dict(model="deepseek-v3", weights="fp8", gpus=8),
+    dict(model="deepseek-v3", weights="fp8", gpus=8, gpu="h200"),
+    dict(model="qwen2.5-72b", weights="int4", gpus=1, gpu="rtx-4090"),
+    dict(model="llama-3.1-8b", weights="fp16", gpus=1, batch=4096, prompt_tokens=100_000),
+]
+
+
+@pytest.mark.parametrize("changes", CASES, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_each_bar_holds_exactly_the_engines_numbers(changes):
+    r = report(**changes)
+    bars = mm.gpu_bars(r, EN)
+    assert len(bars) == changes["gpus"]
+    for bar in bars:
+        sizes = {segment.key: segment.bytes for segment in bar.segments}
+        assert sizes == {"weights": r.weights_bytes_per_gpu, "kv": r.kv_bytes_per_gpu,
+                         "runtime": r.overhead_bytes_per_gpu}
+        assert bar.capacity_bytes == r.hbm_bytes_per_gpu
+        assert used_bytes(bar) == pytest.approx(r.used_bytes_per_gpu, rel=1e-12)
+        assert free_bytes(bar) == pytest.approx(r.free_bytes_per_gpu, rel=1e-9, abs=1.0)
+        assert overflows(bar) == (not r.fits)
+        assert bool(bar.over_label) == (not r.fits) and bool(bar.free_label) == r.fits
+        if not r.fits:
+            assert overflow_bytes(bar) == pytest.approx(-r.free_bytes_per_gpu, rel=1e-9)
+            assert format_bytes(-r.free_bytes_per_gpu) in bar.over_label
+
+
+def test_overflow_follows_fits_right_at_the_edge():
+    """Grow the batch until the engine flips from fits to does not fit: the bar flips at the same step."""
+    seen = set()
+    for batch in range(1, 40):
+        r = report(model="llama-3.1-70b", weights="fp8", gpus=1, batch=batch)
+        bar = mm.gpu_bars(r, EN)[0]
+        assert overflows(bar) == (not r.fits), batch
+        seen.add(r.fits)
+    assert seen == {True, False}
+
+
+def test_more_than_eight_gpus_show_one_bar_for_each_of_them():
+    r = report(model="llama-3.1-70b", gpus=16)
+    bars = mm.gpu_bars(r, EN)
+    assert len(bars) == 1 and "16" in bars[0].name
+    assert bars[0].segments[0].bytes == r.weights_bytes_per_gpu
+
+
+def test_the_builds_tell_the_seeds_story_and_keep_the_shared_fields():
+    base = dataclasses.replace(BASE, batch=3, prompt_tokens=2000, kv="fp8", mode="ideal")
+    for phase in mm.BUILD_CHANGES:
+        s = mm.story_scenario(base, phase)
+        assert (s.batch, s.prompt_tokens, s.output_tokens, s.kv, s.mode) == (3, 2000, 500, "fp8", "ideal")
+        assert s.gpu == "h800"
+    results = story_results()
+    problem = results["problem"]
+    assert (problem.scenario.model, problem.scenario.weights, problem.scenario.gpus) == ("llama-3.1-70b", "fp16", 1)
+    assert not problem.fits and format_bytes(problem.weights_bytes) == "141 GB"
+    assert format_bytes(problem.hbm_bytes_per_gpu) == "80 GB"
+    values = mm.shown_values(results, "problem", EN)
+    assert values["weights_over"] == "61.1 GB"          # 141 GB of weights against 80 GB
+    assert results["quantise"].fits and format_bytes(results["quantise"].weights_bytes) == "70.6 GB"
+    assert results["int4"].weights_bytes == pytest.approx(results["problem"].weights_bytes / 4)
+    assert results["split"].scenario.gpus == 2 and results["split"].fits
+    assert results["smaller"].scenario.model == "llama-3.1-8b" and results["smaller"].fits
+
+
+def test_the_verdict_reads_fits_with_free_and_tokens_or_over():
+    fits = report(model="llama-3.1-70b", weights="fp8", gpus=1)
+    line, role = mm.verdict(fits, EN, str)
+    assert role == "good"
+    assert format_bytes(fits.free_bytes_per_gpu) in line
+    more = fits.max_context_tokens - (fits.scenario.prompt_tokens + fits.scenario.output_tokens)
+    assert f"{more:,}" in line and "batch 1" in line
+    over = report(model="llama-3.1-70b", weights="fp16", gpus=1)
+    line, role = mm.verdict(over, EN, str)
+    assert role == "warning" and line == f"Does not fit: {format_bytes(-over.free_bytes_per_gpu)} over"
+    refusal = WHAT_IFS.report(dataclasses.replace(BASE, gpus=3))
+    assert isinstance(refusal, InputError)
+    line, role = mm.verdict(refusal, EN, lambda error: "refused: " + str(error))
+    assert role == "warning" and line.startswith("refused: ") and "3" in line
+
+
+def test_a_refusal_shows_no_bars_and_says_why():
+    refusal = WHAT_IFS.report(dataclasses.replace(BASE, gpus=3))
+    state = mm.bars_state(refusal, EN, str, 100e9)
+    assert state.bars == () and state.footer == str(refusal) and state.footer_role == "warning"
+
+
+def test_stage_states_per_phase():
+    results = story_results()
+    states = {phase: mm.stage_states(results, phase, EN, str) for phase in mm.BUILDS}
+    assert [len(s) for s in states.values()] == [1, 1, 1, 1, 1, 3, 1]
+    story_scale = states["problem"][0].scale_bytes
+    assert story_scale >= used_bytes(states["problem"][0].bars[0])
+    for phase in ("quantise", "int4", "split", "smaller"):
+        assert states[phase][0].scale_bytes == story_scale
+    ways_scale = mm.scale_for([results[way] for way in mm.WAYS])
+    assert all(state.scale_bytes == ways_scale and state.aligned_rows for state in states["compare"])
+    assert states["split"][0].link_label == "NVLink 4 · 400 GB/s"
+    assert states["problem"][0].link_label == ""
+    compare = states["compare"]
+    assert [len(state.bars) for state in compare] == [1, 2, 1]
+    assert [state.footer for state in compare] == [EN(f"label.cost_{way}") for way in mm.WAYS]
+    explore = states["explore"][0]
+    assert len(explore.bars) == BASE.gpus and explore.footer == mm.verdict(results["explore"], EN, str)[0]
+
+
+def test_links_name_the_cards_own_link_or_pcie():
+    assert mm.link_parts(report(gpus=2)) == ("NVLink 4", "400 GB/s")
+    assert mm.link_parts(report(gpus=2, gpu="l40s", model="llama-3.1-8b"))[0].startswith("PCIe")
+    assert mm.link_parts(report(gpus=4, gpu="h100-pcie", model="llama-3.1-8b"))[0].startswith("PCIe")
+    assert mm.link_parts(report(gpus=2, gpu="h100-pcie", model="llama-3.1-8b"))[0].startswith("NVLink")
+    assert mm.link_label(report(gpus=1, model="llama-3.1-8b"), EN) == ""
+
+
+@pytest.mark.parametrize("code", ("en", "zh"))
+def test_every_caption_and_note_fills_in_for_every_phase(code):
+    text = text_in(code)
+    results = story_results()
+    for phase in mm.BUILDS:
+        values = mm.shown_values(results, phase, text)
+        for kind in ("caption", "notes"):
+            filled = TEXTS[kind][phase][code].format(**values)
+            assert "{" not in filled and filled

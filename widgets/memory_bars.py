@@ -1,0 +1,231 @@
+"""Live memory bars: each GPU's HBM stacked weights / KV cache / runtime / free, on one scale.
+
+Draws the ``MemoryBarsState`` it is handed (``widgets.memory_bars_state`` says
+what a state holds and how to feed one every frame). ``set_state`` draws a state
+exactly; ``show_state`` eases the segments to it on the scene clock with the
+kit's ``Transition`` (told the time by ``set_seconds``), ending exactly at the
+state's numbers. Layout: ``widgets.memory_bars_layout``, computed once per size
+and static texts; a paint only places the segments and the annotation column.
+
+Colour never carries meaning alone: each kind has its own pattern (weights
+solid, KV cache hatched, runtime dotted, free empty, overflow cross-hatched),
+repeated in the swatch beside its label.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from widgets.memory_bars_layout import FrameLayout, Placed, frame_layout, place, static_key
+from widgets.memory_bars_state import (
+    MemoryBarsState, aligned_start, motion_values, same_shape, with_motion_values,
+)
+from widgets.text_fit import DrawnText, TextMeasure
+from widgets.theme import Theme
+from widgets.transition import TRANSITION_SECONDS, Transition
+
+# Each kind: (colour role, fill alpha, pattern over the fill).
+PATTERNS = {
+    "weights": ("memory", 0.55, Qt.BrushStyle.SolidPattern),
+    "kv": ("accent", 0.25, Qt.BrushStyle.BDiagPattern),
+    "runtime": ("compute", 0.2, Qt.BrushStyle.Dense6Pattern),
+    "free": ("muted", 0.0, Qt.BrushStyle.NoBrush),
+    "over": ("warning", 0.12, Qt.BrushStyle.DiagCrossPattern),
+    "link": ("accent", 1.0, Qt.BrushStyle.SolidPattern),
+}
+
+
+def _alpha(color: QColor, alpha: float) -> QColor:
+    c = QColor(color)
+    c.setAlphaF(alpha)
+    return c
+
+
+class MemoryBars(QWidget):
+    """Draws a ``MemoryBarsState``; holds no physics."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None, transition_seconds: float = TRANSITION_SECONDS):
+        super().__init__(parent)
+        self._theme = theme
+        self._target: MemoryBarsState | None = None      # the state asked for
+        self._shown: MemoryBarsState | None = None       # what the next paint draws
+        self._tween: Transition | None = None
+        self._transition_seconds = transition_seconds
+        self._seconds = 0.0
+        self._measure = TextMeasure()
+        self._frame: FrameLayout | None = None
+        self._frame_key: tuple | None = None
+        self._placed: Placed | None = None
+        self._placed_for: tuple | None = None
+        self._drawn: list[DrawnText] = []
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(120, 120)
+
+    # -- what a scene drives -----------------------------------------------------------------
+    @property
+    def state(self) -> MemoryBarsState | None:
+        """The state asked for last (the end of any running transition)."""
+        return self._target
+
+    def shown_state(self) -> MemoryBarsState | None:
+        """The state the next paint draws (mid-transition: where the segments are now)."""
+        return self._shown
+
+    def set_state(self, state: MemoryBarsState) -> None:
+        """Draw ``state`` exactly from the next paint on; stops any transition. Cheap enough for every frame."""
+        self._tween = None
+        self._target = self._shown = state
+        self.update()
+
+    def show_state(self, state: MemoryBarsState, now_seconds: float, animate: bool = True) -> None:
+        """Ease from what is drawn now to ``state`` over the transition time, starting at ``now_seconds``."""
+        if not animate or self._shown is None:
+            self._seconds = now_seconds
+            self.set_state(state)
+            return
+        start = aligned_start(self._shown, state)
+        if self._tween is None or self._target is None or not same_shape(self._target, state):
+            self._tween = Transition(motion_values(start), self._transition_seconds)
+        self._tween.retarget(motion_values(state), now_seconds, animate=True)
+        self._target, self._seconds = state, now_seconds
+        self._shown = with_motion_values(state, self._tween.value(now_seconds))
+        self.update()
+
+    def set_seconds(self, seconds: float) -> None:
+        """The scene clock's time: moves a running transition (a hidden widget keeps the time, skips drawing)."""
+        self._seconds = seconds
+        if self._tween is None or self._target is None:
+            return
+        self._shown = with_motion_values(self._target, self._tween.value(seconds))
+        if not self._tween.running(seconds):
+            self._tween = None
+            self._shown = self._target                 # exactly the state asked for
+        if self.isVisible():
+            self.update()
+
+    def animating(self) -> bool:
+        return self._tween is not None
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self._frame_key = None
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(900, 600)
+
+    def drawn_texts(self) -> list[DrawnText]:
+        """Every text the last paint drew."""
+        return list(self._drawn)
+
+    def placed(self) -> Placed | None:
+        """Where everything goes for the current size and the shown state (what the next paint draws)."""
+        if self._shown is None:
+            return None
+        key = static_key(self._shown) + (self.width(), self.height(), self._theme.text_floor_px)
+        if key != self._frame_key:
+            self._frame = frame_layout(self._measure, self.width(), self.height(), self._theme.text_floor_px,
+                                       self._shown)
+            self._frame_key, self._placed_for = key, None
+        if self._placed_for is not self._shown:
+            self._placed, self._placed_for = place(self._measure, self._frame, self._shown), self._shown
+        return self._placed
+
+    # -- painting ---------------------------------------------------------------------------
+    def _brush(self, kind: str) -> tuple[QBrush, QBrush]:
+        role, alpha, pattern = PATTERNS[kind]
+        color = self._theme.color(role)
+        return QBrush(_alpha(color, alpha)), QBrush(color, pattern)
+
+    def _fill(self, painter: QPainter, kind: str, rect: QRectF) -> None:
+        fill, pattern = self._brush(kind)
+        if PATTERNS[kind][1] > 0:
+            painter.fillRect(rect, fill)
+        if PATTERNS[kind][2] != Qt.BrushStyle.NoBrush:
+            painter.fillRect(rect, pattern)
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), self._theme.color("background"))
+        self._drawn = []
+        placed = self.placed()
+        if placed is None:
+            return
+        theme = self._theme
+        line_w = theme.line_width
+        outline = QPen(theme.color("text"), line_w)
+        for _bar, kind, rect in placed.segments:
+            if rect.height() > 0:
+                self._fill(painter, kind, rect)
+        painter.setPen(QPen(theme.color("text"), max(1.0, line_w / 2)))
+        for y, x0, x1 in placed.sequence_lines:
+            painter.drawLine(int(x0), int(y), int(x1), int(y))
+        for rect in placed.overflow:                   # what does not fit: washed out, cross-hatched
+            if not rect.isEmpty():
+                painter.fillRect(rect, _alpha(theme.color("background"), 0.6))
+                self._fill(painter, "over", rect)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for _bar, _kind, rect in placed.segments:      # the borders between segments
+            painter.setPen(QPen(theme.color("text"), max(1.0, line_w / 2)))
+            painter.drawRect(rect)
+        self._paint_frames(painter, placed, outline)
+        self._paint_link(painter, placed)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QPen(theme.color("muted"), max(1.0, line_w / 2)))
+        for start, end in placed.leaders:
+            painter.drawLine(start, end)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        self._paint_texts(painter, placed)
+
+    def _paint_frames(self, painter: QPainter, placed: Placed, outline: QPen) -> None:
+        theme = self._theme
+        frame = self._frame
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for i, (y, x0, x1) in enumerate(placed.capacity_lines):
+            left = frame.bar_lefts[i]
+            bar_top = min([r.top() for b, _k, r in placed.segments if b == i] + [y])
+            painter.setPen(outline)                     # the card: an outline up to its capacity
+            painter.drawRect(QRectF(left, y, frame.bar_width, frame.plot.bottom() - y))
+            if not placed.overflow[i].isEmpty():
+                painter.setPen(QPen(theme.color("warning"), theme.line_width * 1.5))
+                painter.drawRect(placed.overflow[i])
+            cap = QPen(theme.color("warning") if bar_top < y else theme.color("text"), theme.line_width * 1.5,
+                       Qt.PenStyle.DashLine)
+            painter.setPen(cap)
+            painter.drawLine(int(x0), int(y), int(x1), int(y))
+
+    def _paint_link(self, painter: QPainter, placed: Placed) -> None:
+        frame = self._frame
+        if "link" not in placed.texts or len(frame.bar_lefts) < 2:
+            return
+        pen = QPen(self._theme.color("accent"), self._theme.line_width * 2)
+        painter.setPen(pen)
+        y = frame.plot.bottom() - frame.plot.height() * 0.12
+        for i in range(len(frame.bar_lefts) - 1):
+            x0 = frame.bar_lefts[i] + frame.bar_width
+            x1 = frame.bar_lefts[i + 1]
+            if x1 - x0 >= 4:
+                painter.drawLine(int(x0), int(y), int(x1), int(y))
+                painter.drawLine(int(x0), int(y - 4), int(x0), int(y + 4))
+                painter.drawLine(int(x1), int(y - 4), int(x1), int(y + 4))
+
+    def _paint_texts(self, painter: QPainter, placed: Placed) -> None:
+        theme = self._theme
+        for key, (kind, rect) in placed.swatches.items():
+            if kind == "link":
+                painter.setPen(QPen(theme.color("accent"), theme.line_width * 2))
+                painter.drawLine(int(rect.left()), int(rect.center().y()), int(rect.right()), int(rect.center().y()))
+                continue
+            painter.fillRect(rect, theme.color("background"))
+            self._fill(painter, kind, rect)
+            painter.setPen(QPen(theme.color("warning" if kind == "over" else "text"), 1.0))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(rect)
+        for key, fitted in placed.texts.items():
+            if key.startswith("value."):
+                painter.fillRect(fitted.rect.adjusted(-2, 0, 2, 0), _alpha(theme.color("surface"), 0.85))
+            painter.setPen(theme.color(placed.roles.get(key, "text")))
+            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
+            self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
