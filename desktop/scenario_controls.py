@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox
 
 from desktop.eliding_combo import ElidingComboBox
 from desktop.i18n import Language
+from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
 from engine import InputError, Scenario
 from engine.catalog import Catalog
@@ -134,7 +135,7 @@ class ScenarioControls(QGroupBox):
             self.mode.addItem("", mode)          # named in retranslate
         self.mode.activated.connect(lambda _index: self._on_mode_change())
         self.defaults_button = QPushButton(self)
-        self.defaults_button.clicked.connect(lambda: self._store.set_scenario(Scenario()))
+        self.defaults_button.clicked.connect(lambda: self._store.set_scenario(DEFAULT_SCENARIO))
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)

@@ -12,14 +12,11 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.error_text import error_text
 from desktop.what_if import WhatIfs, refused
 from engine import InputError, Scenario
 from engine.catalog import default_catalog
-
-# What the app shows before anyone changes it (DESIGN.md): Llama 3.1 70B at FP16 on two H800s,
-# a configuration that fits and runs. That it does not fit on one card is scene 2's what-if.
-DEFAULT_SCENARIO = Scenario(gpus=2)
 
 
 class ScenarioStore(QObject):

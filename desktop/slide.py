@@ -104,6 +104,7 @@ class SlideFrame(QWidget):
 
     def _fit_caption(self) -> None:
         width = self.caption_label.width()
+        self.caption_label.setMinimumHeight(0)      # QLabel.heightForWidth never answers below its minimum
         needed = self.caption_label.heightForWidth(width) if width > 0 else 0
         two_lines = round(2 * self.caption_label.fontMetrics().lineSpacing())
         self.caption_label.setFixedHeight(max(needed, two_lines))

@@ -1,7 +1,8 @@
 """The one shared scenario: changes recompute the report; refused input keeps the old scenario."""
 from __future__ import annotations
 
-from desktop.scenario_store import DEFAULT_SCENARIO, ScenarioStore
+from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.scenario_store import ScenarioStore
 from engine import Scenario, compute_report
 
 

@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from desktop.i18n import LANGUAGES, Language, load_texts
-from desktop.scenario_store import DEFAULT_SCENARIO, ScenarioStore
+from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.scenario_store import ScenarioStore
 from desktop.scene import SceneContext, create_scene
 from desktop.scenes.registry import scene_classes
 from desktop.what_if import refused

@@ -1,0 +1,59 @@
+"""The one worker helper: slow work off the UI thread, the latest result as a signal, stale ones dropped."""
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QTimer
+
+from desktop.worker import Worker
+
+
+def test_the_event_loop_keeps_ticking_while_a_slow_job_runs(qtbot):
+    worker = Worker()
+    release = threading.Event()
+    ticks = []
+    heartbeat = QTimer()
+    heartbeat.setInterval(5)
+    heartbeat.timeout.connect(lambda: ticks.append(1))
+    heartbeat.start()
+
+    def slow():
+        release.wait(10)
+        return "done"
+
+    with qtbot.waitSignal(worker.finished, timeout=10_000) as result:
+        worker.run(slow)
+        qtbot.waitUntil(lambda: len(ticks) >= 5, timeout=5_000)    # the UI thread is free while the job runs
+        assert worker.busy
+        release.set()
+    heartbeat.stop()
+    assert result.args == ["done"] and not worker.busy
+
+
+def test_a_superseded_result_is_dropped(qtbot):
+    worker = Worker()
+    first_release, results = threading.Event(), []
+    worker.finished.connect(results.append)
+
+    def first():
+        first_release.wait(10)
+        return "old"
+
+    worker.run(first)
+    with qtbot.waitSignal(worker.finished, timeout=10_000):
+        worker.run(lambda: "new")
+    first_release.set()
+    with qtbot.assertNotEmitted(worker.finished, wait=300):     # the old answer comes back, and is dropped
+        pass
+    assert results == ["new"]
+
+
+def test_a_failure_arrives_as_one_sentence(qtbot):
+    worker = Worker()
+
+    def broken():
+        raise ValueError("The text is not valid UTF-8.")
+
+    with qtbot.waitSignal(worker.failed, timeout=10_000) as failed:
+        worker.run(broken)
+    assert failed.args == ["The text is not valid UTF-8."]
