@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
@@ -53,6 +53,7 @@ class SlideFrame(QWidget):
         self.caption_label.setWordWrap(True)
         self.caption_label.setTextFormat(Qt.TextFormat.PlainText)
         self.caption_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.caption_label.installEventFilter(self)
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
         # The stage's corner: what it shows (model, precision, GPUs) and, when that does not fit its GPUs,
         # that every time and price on it is hypothetical (words, not a colour alone).
@@ -105,14 +106,18 @@ class SlideFrame(QWidget):
     def _fit_caption(self) -> None:
         width = self.caption_label.width()
         self.caption_label.setMinimumHeight(0)      # QLabel.heightForWidth never answers below its minimum
-        needed = self.caption_label.heightForWidth(width) if width > 0 else 0
+        laid_out = self.caption_label.testAttribute(Qt.WidgetAttribute.WA_Resized) or self.isVisible()
+        needed = self.caption_label.heightForWidth(width) if width > 0 and laid_out else 0
         two_lines = round(2 * self.caption_label.fontMetrics().lineSpacing())
         self.caption_label.setFixedHeight(max(needed, two_lines))
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
-            self._fit_caption()           # a new width wraps differently
+    def eventFilter(self, watched, event) -> bool:
+        # The caption's own width is what its wrapping depends on: measured again whenever the layout gives
+        # it a new one (before the first layout it has a placeholder width that would wrap absurdly).
+        if watched is self.caption_label and event.type() == QEvent.Type.Resize \
+                and event.size().width() != event.oldSize().width():
+            self._fit_caption()
+        return False
 
     def set_presenting_height(self, height_px: int | None) -> None:
         """Size the type from ``height_px`` (a screen or picture height); None: window sizes."""

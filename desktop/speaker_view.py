@@ -41,6 +41,9 @@ class SpeakerView(QWidget):
         self.next_label = QLabel()
         self.next_preview = QLabel()
         self.notes = QTextBrowser()
+        # Read, never typed in: the clicker's arrows and Space must reach the talk, not scroll the notes.
+        self.notes.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         font = QFont(self.notes.font())
         font.setPointSize(NOTES_POINT_SIZE)
         self.notes.setFont(font)

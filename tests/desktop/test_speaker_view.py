@@ -1,0 +1,43 @@
+"""The speaker view (S): the notes of the build on screen, a preview of the next, the time; same keys."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+
+def test_s_opens_the_speaker_view_with_this_builds_notes(qtbot, window):
+    window.deck.show(window.deck.position_of(7))
+    qtbot.keyClick(window.slide, Qt.Key.Key_S)
+    speaker = window.speaker
+    qtbot.addWidget(speaker)
+    assert speaker.isVisible()
+    assert speaker.notes.toPlainText() == window.deck.current.notes()
+    assert any(ch.isdigit() for ch in speaker.notes.toPlainText())               # this scenario's numbers
+    window.deck.next()
+    assert speaker.notes.toPlainText() == window.deck.current.notes()          # follows the build
+    assert "2" in speaker.status_label.text()
+
+
+def test_the_next_build_is_previewed_and_the_speaker_views_keys_drive_the_talk(qtbot, window):
+    window.deck.show(0)
+    window.run_command("speaker")
+    speaker = window.speaker
+    qtbot.addWidget(speaker)
+    qtbot.waitUntil(lambda: speaker.next_preview.pixmap() is not None and not speaker.next_preview.pixmap().isNull(),
+                    timeout=10_000)
+    assert speaker.next_step() == (window.deck.current_class, 1)
+    speaker.activateWindow()
+    qtbot.keyClick(speaker, Qt.Key.Key_Right)            # the clicker, pressed while the speaker view has focus
+    assert window.deck.current.build_index == 1
+    assert speaker.next_step() == (window.deck.current_class, 2)
+
+
+def test_the_audience_screen_shows_only_the_stage_while_the_speaker_view_is_open(qtbot, window):
+    window.run_command("speaker")
+    qtbot.addWidget(window.speaker)
+    window.presentation.start(from_start=True)
+    assert window.speaker.isVisible() and window.speaker.window() is not window
+    assert not window.side_panel.isVisible() and not window.menuBar().isVisible()
+    window.run_command("speaker")
+    assert not window.speaker.isVisible()
+    QApplication.processEvents()
