@@ -34,10 +34,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 ANIMATED_SCENES = (
     "gpu_waits",
+    "model_memory",
+    "one_token",
+    "prefill_decode",
+    "kv_cache",
     "summary",
 )
+# Scenes animated by a control rather than by their clock: key -> what a hand on the control does in frame n.
+DRIVERS = {
+    # the batch slider dragged back and forth over its whole range, one step a frame
+    "prefill_decode": lambda scene, n: scene.batch_slider.setValue(
+        abs((n + scene.batch_slider.maximum()) % (2 * scene.batch_slider.maximum()) - scene.batch_slider.maximum())),
+    # playback as a presenter starts it: Play at the fastest speed, then the scene steps itself on its clock
+    # (from each build before the end marker; the misconception builds are still pictures)
+    "one_token": lambda scene, n: n == 0 and not scene.playing and scene.phase() in ("prompt", "prefill", "step")
+    and (scene.set_speed(4.0), scene.play()),
+}
 SIZE = (1920, 1080)
 BUDGET_MS = 8.0
+MAX_FRAME_MS = 50.0        # no single frame over this when stepping through builds after start-up
 FRAME_SECONDS = 1 / 60
 
 
@@ -80,9 +95,9 @@ def measure(cls, frames: int, app, paints: PaintCounter) -> tuple[dict[str, list
     from desktop.scenario_store import ScenarioStore
     from desktop.scene import SceneContext
     from desktop.slide import SlideFrame
-    from widgets.theme import THEMES
+    from widgets.theme import THEMES, for_screen
 
-    theme, store, language = THEMES["light"], ScenarioStore(), Language("en")
+    theme, store, language = for_screen(THEMES["light"], SIZE[1]), ScenarioStore(), Language("en")
     frame = SlideFrame(theme)
     scene = cls(SceneContext(language, store, theme))
     frame.stage.addWidget(scene)
@@ -100,17 +115,21 @@ def measure(cls, frames: int, app, paints: PaintCounter) -> tuple[dict[str, list
     painted: dict[str, dict] = {}
     seconds = 0.0
     per_build = max(1, frames // scene.build_count)
-    for build, name in enumerate(scene.build_names):
-        times[name] = []
+    for build in range(scene.build_count):     # the count may follow the state (a build per token)
+        build_times = []
         for n in range(per_build):
             seconds += FRAME_SECONDS
             started = time.perf_counter()
             if n == 0 and build > 0:          # the key press: next build, new caption
                 scene.go_to_build(build, animate=True)
                 frame.set_texts(scene.title(), scene.caption())
+            if cls.key in DRIVERS:
+                DRIVERS[cls.key](scene, n)
             scene.clock.set_seconds(seconds)
             app.processEvents()               # Qt repaints what is dirty, as in a shown window
-            times[name].append((time.perf_counter() - started) * 1000)
+            build_times.append((time.perf_counter() - started) * 1000)
+        name = f"{build + 1} {scene.phase()}"
+        times[name] = build_times
         painted[name] = paints.take()
     frame.close()
     app.processEvents()
@@ -140,10 +159,10 @@ def main() -> int:
         by_build, painted = measure(registered[key], args.frames, app, paints)
         times = [t for build_times in by_build.values() for t in build_times]
         p95 = percentile(times, 0.95)
-        verdict = "OK" if p95 <= BUDGET_MS else "OVER BUDGET"
-        over |= p95 > BUDGET_MS
+        verdict = "OK" if p95 <= BUDGET_MS and max(times) <= MAX_FRAME_MS else "OVER BUDGET"
+        over |= p95 > BUDGET_MS or max(times) > MAX_FRAME_MS
         print(f"{key:12s} frames {len(times):4d}  median {statistics.median(times):5.2f} ms  "
-              f"p95 {p95:5.2f} ms  max {max(times):6.2f} ms  (budget {BUDGET_MS} ms)  {verdict}")
+              f"p95 {p95:5.2f} ms  max {max(times):6.2f} ms  (budget p95 {BUDGET_MS} ms, max {MAX_FRAME_MS} ms)  {verdict}")
         if p95 > BUDGET_MS or args.verbose:
             for name, build_times in by_build.items():
                 widgets = ", ".join(f"{widget} {count}" for widget, count in sorted(painted[name].items()))

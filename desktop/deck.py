@@ -17,7 +17,7 @@ from widgets.theme import Theme
 
 
 class SceneDeck(QObject):
-    current_changed = Signal(int)    # position of the scene now shown
+    current_changed = Signal(int)    # DESIGN.md number of the scene now shown (positions stay inside the deck)
     texts_changed = Signal()         # the title or caption of the shown scene may read differently
 
     def __init__(self, classes: tuple[type[Scene], ...], language: Language, store: ScenarioStore,
@@ -89,7 +89,7 @@ class SceneDeck(QObject):
             scene.go_to_build(scene.build_count - 1, animate=False)
         self._position = position
         self._stage.setCurrentWidget(scene)
-        self.current_changed.emit(position)
+        self.current_changed.emit(self.classes[position].number)
         self.texts_changed.emit()
 
     def next(self) -> None:

@@ -168,7 +168,8 @@ class ScenarioControls(QGroupBox):
         for index in range(self.mode.count()):
             self.mode.setItemText(index, text(f"controls.mode.{self.mode.itemData(index)}"))
         tip = text("controls.mode.tip", bandwidth=format_percent(REALISTIC.bandwidth_share),
-                   compute=format_percent(REALISTIC.compute_share))
+                   compute=format_percent(REALISTIC.compute_share),
+                   narrow=format_percent(REALISTIC.narrow_compute_share))
         self.mode.setToolTip(tip)
         self._field_labels["mode"].setToolTip(tip)
         self.defaults_button.setText(text("controls.defaults"))

@@ -255,8 +255,9 @@ class MainWindow(QMainWindow):
             self.deck.show(row)
             self.slide.setFocus()
 
-    def _on_scene_change(self, position: int) -> None:
-        self.settings.last_scene = self.deck.classes[position].number
+    def _on_scene_change(self, number: int) -> None:
+        self.settings.last_scene = number
+        position = self.deck.position_of(number)        # the row of the scene list and drop-down
         self.scene_list.blockSignals(True)
         self.scene_list.setCurrentRow(position)
         self.scene_list.blockSignals(False)
