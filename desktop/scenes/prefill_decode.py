@@ -1,0 +1,205 @@
+"""Scene 4, "prefill and decode" (seed 1.4): one request's timeline, the phases compared, batching and price.
+
+The thin view: it asks ``prefill_decode_model`` for the states and hands them
+to the timeline (top) and the table (below). Prompt length, output length and
+batch are the shared scenario's fields, so its controls change the shared
+scenario (``store.update``) and show a refusal inline; GPU, model and precision
+come from the side panel's shared controls. Stepping builds never touches the
+scenario.
+
+The batch sweep is a handful of cached what-ifs; the crossover batch (the
+smallest batch whose decode step is compute-bound) is the engine's
+``decode_crossover_batch``, computed once per scenario apart from its batch.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
+
+from desktop.scene import Scene, SceneContext
+from desktop.scenes import prefill_decode_model as model
+from engine import InputError
+from engine.compute import decode_crossover_batch
+from engine.scenario import MAX_BATCH, MAX_CONTEXT_TOKENS
+from widgets.request_timeline import RequestTimeline
+from widgets.request_timeline_table import RequestTable
+from widgets.transition import Transition
+
+TIMELINE_SHARE = 0.52             # of the stage's height; the table takes the rest
+BATCH_SLIDER_STEPS_PER_DOUBLING = 4
+CROSSOVER_CACHE_SIZE = 64
+
+
+class PrefillDecodeScene(Scene):
+    number = 4
+    key = "prefill_decode"
+    build_names = model.BUILDS
+
+    def __init__(self, context: SceneContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
+        self.timeline = self.themed(RequestTimeline(context.theme, self))
+        self.table = self.themed(RequestTable(context.theme, self))
+        self._crossovers: dict = {}
+        self._inputs = self._inputs_for(context.store.scenario, context.store.report, 0)
+        self._values: dict[str, str] | None = None           # formatted when a caption or notes are read
+        self._notes: dict[str, str] | None = None
+        self._reveal = Transition(model.strip_reveal(0))     # the strips' fill eases in as a phase is revealed
+        self._controls = self._create_controls()
+        self.clock.ticked.connect(self._on_tick)
+        self.go_to_build(0, animate=False)
+
+    # -- the numbers ----------------------------------------------------------------------
+    def crossover_batch(self, scenario) -> int | None:
+        """The engine's crossover batch for ``scenario`` (its own batch aside), remembered."""
+        key = dataclasses.replace(scenario, batch=1)
+        if key not in self._crossovers:
+            if len(self._crossovers) >= CROSSOVER_CACHE_SIZE:
+                self._crossovers.clear()
+            try:
+                self._crossovers[key] = decode_crossover_batch(key, self.context.catalog)
+            except InputError:                  # only a scenario the engine refuses: it has no crossover to show
+                self._crossovers[key] = None
+        return self._crossovers[key]
+
+    def _inputs_for(self, scenario, report, build: int) -> model.SceneInputs:
+        crossover = self.crossover_batch(scenario)
+        sweep = {batch: self.context.what_if_for(dataclasses.replace(scenario, batch=batch))
+                 for batch in model.sweep_batches(scenario.batch, crossover) if batch != scenario.batch}
+        return model.SceneInputs(scenario, report, sweep, crossover, build)
+
+    @property
+    def inputs(self) -> model.SceneInputs:
+        return self._inputs
+
+    def _text(self, key: str, count: int | None = None, **values) -> str:
+        return self.context.language.text(f"{self.key}.{key}", count=count, **values)
+
+    def phase(self) -> str:
+        return model.phase(self._inputs)
+
+    def caption_values(self) -> dict[str, str]:
+        if self._values is None:
+            self._values = model.caption_values(self._inputs)
+        return self._values
+
+    def note_values(self) -> dict[str, str]:
+        """The captions' values and the other mode's figures (asked only when notes are read: not per drag step)."""
+        if self._notes is None:
+            scenario = self._inputs.scenario
+            other = dataclasses.replace(scenario, mode=model.OTHER_MODE.get(scenario.mode, "ideal"))
+            self._notes = model.note_values(self._inputs, self.context.what_if_for(other),
+                                            self.crossover_batch(other), self._text)
+        return self._notes
+
+    def _refresh(self) -> None:
+        self._refresh_timeline()
+        self.table.set_state(model.table_state(self._inputs, self._text))
+
+    def _refresh_timeline(self) -> None:
+        reveal = self._reveal.value(self.clock.seconds())
+        self.timeline.set_state(model.timeline_state(self._inputs, self._text, reveal))
+
+    def _on_tick(self, seconds: float) -> None:
+        if self._reveal.running(seconds) or self.timeline.state.strip_reveal != self._reveal.target:
+            self._refresh_timeline()
+
+    # -- the scene contract ------------------------------------------------------------------
+    def show_build(self, index: int, animate: bool) -> None:
+        self._inputs = dataclasses.replace(self._inputs, build=index)
+        self._reveal.retarget(model.strip_reveal(index), self.clock.seconds(), animate)
+        self.table.setVisible(index >= model.PREFILL)      # the first build is the request alone
+        self._refresh()
+
+    def on_report(self, scenario, report) -> None:
+        self._inputs = self._inputs_for(scenario, report, self._build)
+        self._values = self._notes = None
+        self.refusal_label.hide()                  # whatever was refused, the scenario has moved on
+        self._sync_controls()
+        self._refresh()
+
+    def retranslate(self) -> None:
+        self._notes = None                     # they name the other mode in words
+        self._retranslate_controls()
+        self._refresh()
+
+    def controls(self) -> QWidget:
+        return self._controls
+
+    def resizeEvent(self, event) -> None:
+        top = round(self.height() * TIMELINE_SHARE)
+        self.timeline.setGeometry(0, 0, self.width(), top)
+        self.table.setGeometry(0, top, self.width(), self.height() - top)
+        super().resizeEvent(event)
+
+    # -- controls: the shared scenario's prompt, output and batch ------------------------------
+    def _create_controls(self) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self._prompt_label, self._output_label, self._batch_label = QLabel(), QLabel(), QLabel()
+        self.prompt_box, self.output_box, self.batch_box = QSpinBox(), QSpinBox(), QSpinBox()
+        for spin in (self.prompt_box, self.output_box):
+            spin.setRange(1, MAX_CONTEXT_TOKENS)
+            spin.setGroupSeparatorShown(True)
+            spin.setKeyboardTracking(False)          # typed digits apply on Enter, not one by one
+        self.batch_box.setRange(1, MAX_BATCH)
+        self.batch_box.setKeyboardTracking(False)
+        self.batch_slider = QSlider(Qt.Orientation.Horizontal)
+        self.batch_slider.setRange(0, round(math.log2(MAX_BATCH) * BATCH_SLIDER_STEPS_PER_DOUBLING))
+        self.refusal_label = QLabel()
+        self.refusal_label.setWordWrap(True)
+        self.refusal_label.hide()
+        for widget in (self._prompt_label, self.prompt_box, self._output_label, self.output_box,
+                       self._batch_label, self.batch_slider, self.batch_box, self.refusal_label):
+            layout.addWidget(widget)
+        self.prompt_box.valueChanged.connect(lambda v: self.set_field(prompt_tokens=v))
+        self.output_box.valueChanged.connect(lambda v: self.set_field(output_tokens=v))
+        self.batch_box.valueChanged.connect(lambda v: self.set_field(batch=v))
+        self.batch_slider.valueChanged.connect(self._on_batch_slider)
+        self._retranslate_controls()
+        self._sync_controls()
+        return box
+
+    def set_field(self, **fields) -> bool:
+        """Change the shared scenario's ``fields``; a refusal is shown under the controls, in one sentence."""
+        store = self.context.store
+        accepted = store.update(**fields)
+        if accepted:
+            self.refusal_label.hide()
+            if self._inputs.scenario != store.scenario:      # no deck connected us (a bare scene, a test)
+                self.on_report(store.scenario, store.report)
+        else:
+            self.refusal_label.setText(self.context.refusal_text(store.last_error))
+            self.refusal_label.show()
+            self._sync_controls()                  # back to the values the scenario keeps
+        return accepted
+
+    def _on_batch_slider(self, value: int) -> None:
+        self.set_field(batch=max(1, min(MAX_BATCH, round(2 ** (value / BATCH_SLIDER_STEPS_PER_DOUBLING)))))
+
+    def _retranslate_controls(self) -> None:
+        self._prompt_label.setText(self._text("control.prompt"))
+        self._output_label.setText(self._text("control.output"))
+        self._batch_label.setText(self._text("control.batch"))
+        for widget, tip in ((self.prompt_box, "prompt_tip"), (self.output_box, "output_tip"),
+                            (self.batch_slider, "batch_tip"), (self.batch_box, "batch_tip")):
+            widget.setToolTip(self._text(f"control.{tip}"))
+
+    def _sync_controls(self) -> None:
+        """Show the scenario's values without the controls writing them back."""
+        s = self.context.store.scenario
+        widgets = (self.prompt_box, self.output_box, self.batch_box, self.batch_slider)
+        for widget in widgets:
+            widget.blockSignals(True)
+        self.prompt_box.setValue(s.prompt_tokens)
+        self.output_box.setValue(s.output_tokens)
+        self.batch_box.setValue(s.batch)
+        self.batch_slider.setValue(round(math.log2(s.batch) * BATCH_SLIDER_STEPS_PER_DOUBLING))
+        for widget in widgets:
+            widget.blockSignals(False)
+
+
+SCENE = PrefillDecodeScene

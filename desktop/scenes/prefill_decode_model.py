@@ -1,0 +1,260 @@
+"""Scene 4, "prefill and decode": what the stage shows, from the engine's numbers (Qt-free).
+
+In: the shared scenario and its report, what-if reports at a few batches, the
+batch at which decode becomes compute-bound (the engine's
+``decode_crossover_batch``), the build, and ``text(key, count=None, **values)``
+for the scene's translated labels. Out: the timeline's state, the table under
+it, the phase that picks caption and notes, and the formatted values they use.
+
+Every figure is a report field: prefill block = ``ttft_seconds`` (prefill's
+own time), each decode block = ``tpot_seconds`` (the mean step; ``output - 1``
+steps follow prefill, whose pass gives the first token), so the blocks add up
+to ``total_seconds``; utilisation, bound and ``decode_share`` are the report's;
+the price ratio is ``output_to_input_price_ratio``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping
+
+from desktop.what_if import WhatIf, refused
+from engine.report import Report
+from engine.scenario import MAX_BATCH, Scenario
+from engine.units import format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_number, \
+    format_percent, format_ratio, format_seconds, format_usd
+from widgets.request_timeline_state import Cell, TableState, TimelineState, zoom_window
+
+BUILDS = ("request", "prefill", "decode", "share", "batching", "price")
+REQUEST, PREFILL, DECODE, SHARE, BATCHING, PRICE = range(len(BUILDS))
+# The batches the batching and price builds compare (the scenario's own and the crossover join them).
+SWEEP_BATCHES = (1, 8, 64, 256)
+Text = Callable[..., str]
+
+
+@dataclass(frozen=True)
+class SceneInputs:
+    scenario: Scenario
+    report: Report
+    sweep: Mapping[int, WhatIf]          # batch -> what-if report (or refusal) at that batch
+    crossover: int | None               # smallest batch whose decode step is compute-bound; None: none up to the limit
+    build: int
+
+
+def sweep_batches(batch: int, crossover: int | None) -> tuple[int, ...]:
+    """The batches the sweep shows: the fixed ones, the scenario's own and the crossover, in order."""
+    extra = {batch} | ({crossover} if crossover is not None else set())
+    return tuple(sorted(set(SWEEP_BATCHES) | extra))
+
+
+def decode_steps(scenario: Scenario) -> int:
+    """Decode passes after prefill: prefill's own pass already gives the first output token."""
+    return max(0, scenario.output_tokens - 1)
+
+
+def phase(inputs: SceneInputs) -> str:
+    """The build's name, or its variant when this scenario turns the usual story around."""
+    name = BUILDS[inputs.build]
+    report = inputs.report
+    if name == "prefill" and report.prefill.bound != "compute":
+        return "prefill_memory"
+    if name == "decode" and report.decode.bound == "compute":
+        return "decode_compute"
+    if name == "batching" and inputs.crossover is None:
+        return "batching_never"
+    return name
+
+
+def _bound(text: Text, bound: str) -> str:
+    return text(f"label.bound_{bound}")
+
+
+def strip_reveal(build: int) -> tuple[float, float]:
+    """How much of each phase's utilisation strip the build shows, (prefill, decode); the view eases to it."""
+    return (1.0 if build >= PREFILL else 0.0, 1.0 if build >= DECODE else 0.0)
+
+
+def timeline_state(inputs: SceneInputs, text: Text, reveal: tuple[float, float] | None = None) -> TimelineState:
+    """The request as the timeline draws it; ``reveal``: the strips' eased fill (default: the build's target)."""
+    s, r, build = inputs.scenario, inputs.report, inputs.build
+    steps = decode_steps(s)
+    labels = {
+        "scale": text("label.scale"),
+        "start": format_number(0.0),
+        "end": text("label.total", total=format_seconds(r.total_seconds)),
+        "prefill_block": text("label.prefill_block", ttft=format_seconds(r.ttft_seconds),
+                              tokens=format_count(s.prompt_tokens * s.batch), count=s.prompt_tokens * s.batch),
+        "decode_block": text("label.decode_block", steps=format_count(steps), count=steps,
+                             seconds=format_seconds(r.decode_seconds)),
+        "decode_step": text("label.decode_step", tpot=format_seconds(r.tpot_seconds)),
+    }
+    strips: frozenset[str] = frozenset()
+    if build >= PREFILL:
+        strips = frozenset({"prefill"})
+        labels["prefill_bound"] = text("label.phase_bound", bound=_bound(text, r.prefill.bound),
+                                       busy=format_percent(r.prefill.utilisation))
+    if build >= DECODE:
+        strips = frozenset({"prefill", "decode"})
+        labels["decode_bound"] = text("label.phase_bound", bound=_bound(text, r.decode.bound),
+                                      busy=format_percent(r.decode.utilisation))
+        labels["strip"] = text("label.strip")
+    state = TimelineState(
+        prefill_seconds=r.ttft_seconds,
+        decode_step_seconds=r.tpot_seconds if steps else 0.0,
+        decode_steps=steps,
+        prefill_utilisation=r.prefill.utilisation,
+        decode_utilisation=r.decode.utilisation,
+        labels=dict(labels),
+        group_text=lambda n: text("label.group", count=n, tokens=format_count(n)),
+        token_text=format_count,
+        strip_phases=strips,
+        strip_reveal=strip_reveal(build) if reveal is None else reveal,
+        highlight={PREFILL: "prefill", DECODE: "decode"}.get(build),
+        compute_bound=frozenset(p for p, b in (("prefill", r.prefill.bound), ("decode", r.decode.bound))
+                                if b == "compute"),
+    )
+    start, end = zoom_window(state)
+    zoom = text("label.zoom", seconds=format_seconds(end)) if start <= 0 else \
+        text("label.zoom_cut", start=format_seconds(start), end=format_seconds(end))
+    return replace(state, labels={**labels, "zoom": zoom})
+
+
+def comparison_table(inputs: SceneInputs, text: Text) -> TableState:
+    """The seed's table, computed: tokens per pass, parallel or not, compute in use, bound, time of this request."""
+    s, r = inputs.scenario, inputs.report
+    steps = decode_steps(s)
+    header = ("", text("label.prefill"), text("label.decode"))
+    rows = (
+        (Cell(text("label.row_tokens")),
+         Cell(format_count(s.prompt_tokens * s.batch), key="prefill.tokens"),
+         Cell(format_count(s.batch), key="decode.tokens")),
+        (Cell(text("label.row_parallel")),
+         Cell(text("label.parallel_yes"), key="prefill.parallel"),
+         Cell(text("label.parallel_no"), key="decode.parallel")),
+        (Cell(text("label.row_busy")),
+         Cell(format_percent(r.prefill.utilisation), bar=r.prefill.utilisation, key="prefill.busy"),
+         Cell(format_percent(r.decode.utilisation), bar=r.decode.utilisation, key="decode.busy")),
+        (Cell(text("label.row_bound")),
+         Cell(_bound(text, r.prefill.bound), key="prefill.bound"),
+         Cell(_bound(text, r.decode.bound), key="decode.bound")),
+        (Cell(text("label.row_time")),
+         Cell(format_seconds(r.ttft_seconds), key="prefill.time"),
+         Cell(text("label.decode_time", seconds=format_seconds(r.decode_seconds), steps=format_count(steps),
+                   tpot=format_seconds(r.tpot_seconds)) if steps else text("label.no_decode"), key="decode.time")),
+    )
+    hidden = {REQUEST: frozenset({1, 2}), PREFILL: frozenset({2})}.get(inputs.build, frozenset())
+    figure = inputs.build >= SHARE
+    return TableState(header, rows, hidden_columns=hidden,
+                      figure_label=text("label.share") if figure else "",
+                      figure_value=format_percent(r.decode_share) if figure else "",
+                      figure_note=text("label.share_of", total=format_seconds(r.total_seconds)) if figure else "")
+
+
+def batch_table(inputs: SceneInputs, text: Text) -> TableState:
+    """Decode at a few batches: compute in use, time per token, bound; the price build adds output ÷ input."""
+    s, crossover = inputs.scenario, inputs.crossover
+    header = (text("label.batch"), text("label.row_busy"), text("label.tpot"), text("label.row_bound"),
+              text("label.price_ratio"))
+    rows, highlight, hypothetical, essential = [], None, False, set()
+    for batch in sweep_batches(s.batch, crossover):
+        result = inputs.report if batch == s.batch else inputs.sweep.get(batch)
+        if result is None or refused(result):
+            continue
+        if batch == s.batch:
+            highlight = len(rows)
+        if batch in (s.batch, crossover):
+            essential.add(len(rows))
+        hypothetical |= not result.fits
+        d = result.decode
+        rows.append((Cell(format_count(batch) + ("" if result.fits else text("label.mark")), key=f"{batch}.batch"),
+                     Cell(format_percent(d.utilisation), bar=d.utilisation, key=f"{batch}.busy"),
+                     Cell(format_seconds(result.tpot_seconds), key=f"{batch}.tpot"),
+                     Cell(_bound(text, d.bound), key=f"{batch}.bound"),
+                     Cell(format_ratio(result.output_to_input_price_ratio), key=f"{batch}.price_ratio")))
+    if inputs.build >= PRICE:
+        figure = (text("label.price_figure", batch=format_count(s.batch)),
+                  format_ratio(inputs.report.output_to_input_price_ratio), text("label.price_note"))
+    elif crossover is None:
+        figure = (text("label.crossover_figure"), text("label.crossover_never_value"),
+                  text("label.crossover_never", limit=format_count(MAX_BATCH)))
+    else:
+        figure = (text("label.crossover_figure"), format_count(crossover),
+                  text("label.crossover_fits", sequences=format_count(inputs.report.max_sequences),
+                       count=inputs.report.max_sequences))
+    return TableState(header, tuple(rows), hidden_columns=frozenset() if inputs.build >= PRICE else frozenset({4}),
+                      highlight_row=highlight, figure_label=figure[0], figure_value=figure[1], figure_note=figure[2],
+                      footnote=text("label.hypothetical", mark=text("label.mark")) if hypothetical else "",
+                      essential_rows=frozenset(essential), drop_order=(3, 2) if inputs.build >= PRICE else ())
+
+
+def table_state(inputs: SceneInputs, text: Text) -> TableState:
+    return batch_table(inputs, text) if inputs.build >= BATCHING else comparison_table(inputs, text)
+
+
+def _at(inputs: SceneInputs, batch: int) -> Report | None:
+    result = inputs.report if batch == inputs.scenario.batch else inputs.sweep.get(batch)
+    return None if result is None or refused(result) else result
+
+
+def caption_values(inputs: SceneInputs) -> dict[str, str]:
+    """The formatted numbers captions and notes use (every one from a report)."""
+    s, r = inputs.scenario, inputs.report
+    gpu, model, weights = r.gpu, r.model, r.weights_precision
+    steps = decode_steps(s)
+    values = {
+        "gpu": gpu.name if gpu else s.gpu, "model": model.name if model else s.model,
+        "precision": weights.name if weights else s.weights, "gpus": format_count(s.gpus),
+        "prompt": format_count(s.prompt_tokens), "output": format_count(s.output_tokens),
+        "steps": format_count(steps), "batch": format_count(s.batch),
+        "prefill_tokens": format_count(s.prompt_tokens * s.batch),
+        "ttft": format_seconds(r.ttft_seconds), "tpot": format_seconds(r.tpot_seconds),
+        "decode_time": format_seconds(r.decode_seconds), "total": format_seconds(r.total_seconds),
+        "decode_share": format_percent(r.decode_share), "prefill_share": format_percent(1 - r.decode_share),
+        "prefill_busy": format_percent(r.prefill.utilisation), "decode_busy": format_percent(r.decode.utilisation),
+        "decode_idle": format_percent(1 - r.decode.utilisation),
+        "prefill_flop": format_flop(r.prefill.flops), "peak": format_flops(r.peak_flops_per_gpu),
+        "bandwidth": format_bandwidth(gpu.memory_bandwidth_bytes_per_second) if gpu else "",
+        "weights_per_gpu": format_bytes(r.weights_bytes_per_gpu),
+        "step_bytes": format_bytes(r.decode.bytes_per_token * s.batch),
+        "step_flop": format_flop(r.decode.flops_per_token * s.batch),
+        "ridge": format_number(r.ridge_flops_per_byte),
+        "decode_intensity": format_number(r.decode.flops_per_token / r.decode.bytes_per_token)
+        if r.decode.bytes_per_token else "0",
+        "prefill_compute_time": format_seconds(r.prefill.compute_seconds),
+        "prefill_memory_time": format_seconds(r.prefill.memory_seconds),
+        "decode_compute_time": format_seconds(r.decode.compute_seconds),
+        "prefill_allreduce": format_seconds(r.prefill.allreduce_seconds),
+        "decode_allreduce": format_seconds(r.allreduce_seconds_per_step),
+        "decode_memory_time": format_seconds(r.decode.memory_seconds),
+        "price_ratio": format_ratio(r.output_to_input_price_ratio),
+        "usd_in": format_usd(r.usd_per_million_input_tokens),
+        "usd_out": format_usd(r.usd_per_million_output_tokens),
+        "usd_per_gpu_hour": format_usd(s.usd_per_gpu_hour),
+        "crossover": format_count(inputs.crossover) if inputs.crossover is not None else "",
+        "max_sequences": format_count(r.max_sequences),
+        "mode": s.mode,
+    }
+    for batch in SWEEP_BATCHES:
+        at = _at(inputs, batch)
+        values[f"ratio_{batch}"] = format_ratio(at.output_to_input_price_ratio) if at else ""
+        values[f"tpot_{batch}"] = format_seconds(at.tpot_seconds) if at else ""
+        values[f"busy_{batch}"] = format_percent(at.decode.utilisation) if at else ""
+    return values
+
+
+OTHER_MODE = {"realistic": "ideal", "ideal": "realistic"}
+
+
+def note_values(inputs: SceneInputs, other: WhatIf, other_crossover: int | None, text: Text) -> dict[str, str]:
+    """The captions' values and, for the notes, the same request in the other mode (the stage shows only the
+    scenario's mode): ``other`` is the what-if with the mode switched, ``other_crossover`` its crossover batch."""
+    values = dict(caption_values(inputs))
+    mode = OTHER_MODE.get(inputs.scenario.mode, "ideal")
+    values["other_mode"] = text(f"label.mode_{mode}")
+    ok = other is not None and not refused(other)
+    values["other_total"] = format_seconds(other.total_seconds) if ok else "–"
+    values["other_decode_share"] = format_percent(other.decode_share) if ok else "–"
+    values["other_decode_busy"] = format_percent(other.decode.utilisation) if ok else "–"
+    values["other_price_ratio"] = format_ratio(other.output_to_input_price_ratio) if ok else "–"
+    values["other_crossover"] = format_count(other_crossover) if other_crossover is not None \
+        else text("label.crossover_none", limit=format_count(MAX_BATCH))
+    return values

@@ -1,0 +1,186 @@
+"""Scene 4 as shown: blocks, share and crossover are the engine's, its controls change the shared scenario,
+stepping builds never does, and its stage text stays readable in both languages."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+from PySide6.QtCore import QRectF
+
+from desktop.i18n import Language
+from desktop.scenario_store import ScenarioStore
+from desktop.scene import SceneContext, create_scene
+from desktop.scenes import prefill_decode_model as model
+from desktop.scenes.prefill_decode import PrefillDecodeScene
+from engine import Scenario
+from engine.compute import decode_crossover_batch
+from engine.scenario import MAX_CONTEXT_TOKENS
+from engine.units import format_count, format_percent
+from widgets.theme import THEMES, for_screen
+
+
+@pytest.fixture
+def make_scene(qtbot):
+    def make(language: str = "en", scenario: Scenario | None = None, screen: int = 768,
+             size=(1000, 560)) -> PrefillDecodeScene:
+        store = ScenarioStore(scenario)
+        scene = create_scene(PrefillDecodeScene,
+                             SceneContext(Language(language), store, for_screen(THEMES["light"], screen)))
+        store.changed.connect(scene.on_report)       # what the deck does for the shown scene
+        qtbot.addWidget(scene)
+        scene.resize(*size)
+        return scene
+    return make
+
+
+def test_block_widths_are_the_engines_times(make_scene):
+    scene = make_scene()
+    report = scene.context.store.report
+    state = scene.timeline.state
+    assert state.prefill_seconds == report.ttft_seconds == report.prefill.seconds
+    assert state.decode_step_seconds == report.tpot_seconds
+    assert state.decode_steps * state.decode_step_seconds == pytest.approx(report.decode_seconds, rel=1e-9)
+    scene.grab()
+    layout = scene.timeline.layout_now()
+    bar = layout.main_bar
+    prefill_px = layout.main_blocks[0].seconds / state.total_seconds * bar.width()
+    assert prefill_px == pytest.approx(report.ttft_seconds / report.total_seconds * bar.width())
+
+
+def test_the_decode_share_shown_is_the_engines(make_scene):
+    scene = make_scene()
+    scene.go_to_build(model.SHARE, animate=False)
+    scene.grab()
+    share = format_percent(scene.context.store.report.decode_share)
+    assert any(t.key == "figure_value" and t.text == share for t in scene.table.drawn_texts())
+    assert share in scene.caption()
+
+
+def test_the_crossover_shown_is_the_engines(make_scene):
+    scene = make_scene()
+    scene.go_to_build(model.BATCHING, animate=False)
+    scene.grab()
+    store = scene.context.store
+    crossover = decode_crossover_batch(store.scenario, store.catalog)
+    if crossover is None:                      # the engine finds none up to the largest batch: the scene says so
+        store.update(model="llama-3.1-8b", gpus=1, prompt_tokens=100, output_tokens=100)
+        scene.grab()
+        crossover = decode_crossover_batch(store.scenario, store.catalog)
+    assert any(t.key == "figure_value" and t.text == format_count(crossover) for t in scene.table.drawn_texts())
+    assert scene.context.what_if(batch=crossover).decode.bound == "compute"
+    assert scene.context.what_if(batch=crossover - 1).decode.bound == "memory"
+    assert format_count(crossover) in scene.caption()
+
+
+def test_stepping_builds_never_changes_the_shared_scenario(make_scene):
+    scene = make_scene()
+    before = scene.context.store.scenario
+    for _ in range(scene.build_count + 1):
+        scene.next_build()
+    while scene.previous_build():
+        pass
+    scene.reset()
+    assert scene.context.store.scenario == before
+
+
+def test_the_controls_change_the_shared_scenario(make_scene):
+    scene = make_scene()
+    scene.go_to_build(model.BATCHING, animate=False)
+    scene.batch_box.setValue(8)
+    store = scene.context.store
+    assert store.scenario.batch == 8
+    assert scene.timeline.state.prefill_seconds == store.report.ttft_seconds
+    assert scene.table.state.highlight_row == 1            # batch 1 above it
+    scene.batch_slider.setValue(scene.batch_slider.value() + 4)     # one doubling
+    assert store.scenario.batch == 16
+    scene.prompt_box.setValue(2000)
+    scene.output_box.setValue(300)
+    assert (store.scenario.prompt_tokens, store.scenario.output_tokens) == (2000, 300)
+    assert scene.timeline.state.decode_steps == 299
+
+
+def test_a_refused_length_is_shown_inline_and_changes_nothing(make_scene):
+    scene = make_scene()
+    store = scene.context.store
+    before = store.scenario
+    scene.prompt_box.setValue(MAX_CONTEXT_TOKENS)           # with 500 output tokens: over the limit
+    assert store.scenario == before
+    assert not scene.refusal_label.isHidden()
+    assert "10,000,000" in scene.refusal_label.text()
+    assert scene.prompt_box.value() == before.prompt_tokens
+    scene.output_box.setValue(200)
+    assert scene.refusal_label.isHidden()
+
+
+def test_a_change_from_the_side_panel_reaches_the_controls(make_scene):
+    scene = make_scene()
+    scene.context.store.update(batch=64, gpu="h200")
+    assert scene.batch_box.value() == 64
+    assert scene.inputs.crossover == decode_crossover_batch(scene.context.store.scenario, scene.context.catalog)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("screen, size", [(768, (760, 470)), (1080, (1500, 720))])
+def test_stage_text_is_readable_inside_and_never_overlaps(make_scene, language, screen, size):
+    scene = make_scene(language, screen=screen, size=size)
+    floor = scene.context.theme.text_floor_px
+    for build in range(scene.build_count):
+        scene.go_to_build(build, animate=False)
+        scene.grab()
+        for widget in (scene.timeline, scene.table):
+            drawn = widget.drawn_texts()
+            assert drawn or (widget is scene.table and build == 0)
+            bounds = QRectF(widget.rect()).adjusted(-0.5, -0.5, 0.5, 0.5)
+            for text in drawn:
+                assert text.px >= floor and bounds.contains(text.rect), (build, text)
+            for a, b in itertools.combinations(drawn, 2):
+                assert not a.rect.intersected(b.rect).adjusted(0.5, 0.5, -0.5, -0.5).isValid(), (build, a, b)
+
+
+@pytest.mark.parametrize("changes", [dict(output_tokens=1), dict(prompt_tokens=1, output_tokens=9_999_999),
+                                     dict(batch=4096), dict(model="llama-3.1-8b", gpus=1, prompt_tokens=1)])
+def test_edge_scenarios_render_every_build(make_scene, changes):
+    scene = make_scene(scenario=dataclasses.replace(Scenario(gpus=2), **changes))
+    for build in range(scene.build_count):
+        scene.go_to_build(build, animate=False)
+        assert scene.caption() and scene.notes()
+        assert not scene.grab().isNull()
+
+
+def test_strips_ease_in_and_clicking_fast_ends_where_clicking_slowly_does(make_scene):
+    from widgets.transition import TRANSITION_SECONDS
+    fast, slow = make_scene(), make_scene()
+    for _ in range(model.DECODE):
+        fast.next_build()                                  # no time passes between clicks
+        slow.next_build()
+        slow.clock.set_seconds(slow.clock.seconds() + TRANSITION_SECONDS + 0.01)
+    fast.clock.set_seconds(fast.clock.seconds() + TRANSITION_SECONDS / 2)
+    assert 0 < fast.timeline.state.strip_reveal[1] < 1             # the decode strip is filling in
+    fast.clock.set_seconds(fast.clock.seconds() + TRANSITION_SECONDS)
+    assert fast.timeline.state == slow.timeline.state
+    assert fast.timeline.state.strip_reveal == (1.0, 1.0)
+
+
+def test_a_language_switch_reaches_stage_controls_and_notes(make_scene):
+    scene = make_scene("en")
+    scene.go_to_build(model.SHARE, animate=False)
+    assert "Other mode: in ideal mode" in scene.notes()
+    scene.context.language.set_code("zh")
+    scene.retranslate()
+    assert scene.timeline.state.labels["scale"] == "一个请求（按比例）"
+    assert scene.table.state.figure_label == "花在 Decode 上的时间"
+    assert "理想模式" in scene.notes() and scene._batch_label.text().startswith("Batch")
+
+
+@pytest.mark.parametrize("batch", [1, 64])
+def test_the_bar_is_drawn_to_scale(make_scene, batch):
+    scene = make_scene(scenario=dataclasses.replace(Scenario(gpus=2), batch=batch))
+    image = scene.timeline.grab().toImage()
+    report = scene.context.store.report
+    bar = scene.timeline.layout_now().main_bar
+    split = bar.left() + report.ttft_seconds / report.total_seconds * bar.width()
+    y = round(bar.bottom() - 3)                     # below the label plate
+    theme = scene.context.theme
+    assert image.pixelColor(round(split - 3), y) == theme.color("compute")     # prefill ends here ...
+    assert image.pixelColor(round(split + 3), y) == theme.color("memory")      # ... and decode begins

@@ -1,0 +1,285 @@
+"""One request drawn to scale in time: a prefill block, then one block per decode step, and the GPU under it.
+
+The top bar is the whole request to scale (decode steps grouped when there are
+too many to draw, the group size written beside the title). Below it, a zoom
+(titled with the stretch it shows, which is outlined on the top bar the same
+way): the end of prefill and the first few decode steps, each its own block,
+large enough to label; a prefill too long to show whole is cut on the left,
+where a zigzag marks the cut. Under each bar, the compute in use per phase
+(``widgets.utilisation_strip``) and, under the zoom, which bound applies in each phase.
+
+The widget draws the ``TimelineState`` it is handed and nothing else; where the
+blocks go is ``widgets.request_timeline_state``'s arithmetic. Texts are fitted
+at or above the theme's floor and dropped in ``LABEL_PRIORITY`` order when they
+do not fit; ``drawn_texts()`` reports what the last paint drew.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from widgets.request_timeline_state import (
+    LABEL_PRIORITY, PHASES, Block, TimelineState, blocks_for_width, x_of, zoom_window,
+)
+from widgets.text_fit import FLOOR_PX, DrawnText, FittedText, TextMeasure
+from widgets.theme import Theme
+from widgets.utilisation_strip import dimmed, paint_strip, phase_colour
+
+MIN_BLOCK_PX = 10.0         # a decode block narrower than this (or half the text floor) is grouped with others
+GAP_PER_FLOOR = 1 / 18      # between two blocks, so each reads as its own pass: 1 px at 768, 3 px at 2160
+LABEL_PX_FACTOR = 1.25      # labels start this much above the floor and shrink to it when needed
+# The colour role of each label (each label also says in words what it is).
+LABEL_ROLE = {"prefill_bound": "compute", "decode_bound": "memory", "zoom": "muted", "scale": "muted",
+              "strip": "muted", "start": "muted", "end": "text", "groups": "muted"}
+
+
+class RememberedFits(TextMeasure):
+    """A ``TextMeasure`` whose fits are remembered: most labels read the same, in the same box, from one step
+    of a dragged control to the next, so only the ones that changed are fitted again."""
+
+    CAPACITY = 4000
+
+    def __init__(self):
+        super().__init__()
+        self._fits: dict[tuple, FittedText | None] = {}
+
+    def fit(self, text, box, px_max, bold, align=Qt.AlignmentFlag.AlignCenter, floor_px=FLOOR_PX, centre_x=None):
+        key = (text, box.x(), box.y(), box.width(), box.height(), px_max, bold, align.value, floor_px, centre_x)
+        if key not in self._fits:
+            if len(self._fits) > self.CAPACITY:
+                self._fits.clear()
+            self._fits[key] = super().fit(text, box, px_max, bold, align, floor_px=floor_px, centre_x=centre_x)
+        return self._fits[key]
+
+
+@dataclass
+class TimelineLayout:
+    """Where everything goes for one size and state (screen pixels)."""
+    main_bar: QRectF
+    main_strip: QRectF
+    zoom_bar: QRectF
+    zoom_strip: QRectF
+    main_blocks: tuple[Block, ...]
+    zoom_blocks: tuple[Block, ...]
+    labels: dict[str, FittedText] = field(default_factory=dict)
+    token_labels: list[tuple[FittedText, str]] = field(default_factory=list)
+
+
+class RequestTimeline(QWidget):
+    """Draws a ``TimelineState``; holds no physics."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._theme = theme
+        self._state: TimelineState | None = None
+        self._measure = RememberedFits()
+        self._layout: TimelineLayout | None = None
+        self._layout_key: tuple | None = None
+        self._drawn: list[DrawnText] = []
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)     # paints its whole rect: nothing under it is
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(200, 120)
+
+    @property
+    def state(self) -> TimelineState | None:
+        return self._state
+
+    def set_state(self, state: TimelineState) -> None:
+        if state != self._state:
+            self._state = state
+            self.update()
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(1200, 360)
+
+    def drawn_texts(self) -> list[DrawnText]:
+        return list(self._drawn)
+
+    def layout_now(self) -> TimelineLayout | None:
+        """The layout the next paint uses (computed for the current size and state)."""
+        if self._state is None or self.width() <= 0 or self.height() <= 0:
+            return None
+        key = (self.width(), self.height(), self._state, self._theme.text_floor_px)
+        if key != self._layout_key:
+            self._layout, self._layout_key = self._lay_out(), key
+        return self._layout
+
+    # -- layout ----------------------------------------------------------------------------
+    def _floor(self) -> int:
+        return max(1, round(self._theme.text_floor_px))
+
+    def _lay_out(self) -> TimelineLayout:
+        s, w, h = self._state, float(self.width()), float(self.height())
+        f = self._floor()
+        bar_min = self._measure.line_height(f, True) + 4          # a block's label fits inside at the floor
+        # Labels a little above the floor where the height allows it (five rows of text, a half-row gap,
+        # two bars and two strips), else at the floor.
+        for px in (round(f * LABEL_PX_FACTOR), f):
+            row = self._measure.line_height(px, True) + 2
+            if 5.5 * row + 2 * max(bar_min, 1.3 * row) + 2 * 0.5 * row <= h:
+                break
+        margin = round(f * 0.5)
+        left, width = margin, w - 2 * margin
+        free = max(0.0, h - 5.5 * row)                # five rows of text and a half-row gap
+        bar_h = max(bar_min, min(2.6 * row, free * 0.32))
+        strip_h = max(0.4 * row, min(1.6 * row, free * 0.18))
+        y = 0.0
+        title_row = QRectF(left, y, width, row)
+        y += row
+        main_bar = QRectF(left, y, width, bar_h)
+        main_strip = QRectF(left, main_bar.bottom(), width, strip_h)
+        axis_row = QRectF(left, main_strip.bottom(), width, row)
+        y = axis_row.bottom() + row * 0.5
+        zoom_title = QRectF(left, y, width, row)
+        zoom_bar = QRectF(left, zoom_title.bottom(), width, bar_h)
+        zoom_strip = QRectF(left, zoom_bar.bottom(), width, strip_h)
+        bound_row = QRectF(left, zoom_strip.bottom(), width, row)
+        layout = TimelineLayout(main_bar, main_strip, zoom_bar, zoom_strip,
+                                blocks_for_width(s, width, max(MIN_BLOCK_PX, f / 2)),
+                                blocks_for_width(s, width, MIN_BLOCK_PX, zoom=True))
+        prefill_end = x_of(s.prefill_seconds, zoom_window(s), left, width)
+        boxes = {
+            "scale": (title_row, Qt.AlignmentFlag.AlignLeft),
+            "groups": (title_row, Qt.AlignmentFlag.AlignRight),
+            "decode_block": (self._decode_part(main_bar, s), Qt.AlignmentFlag.AlignCenter),
+            "start": (axis_row, Qt.AlignmentFlag.AlignLeft),
+            "end": (axis_row, Qt.AlignmentFlag.AlignRight),
+            "zoom": (QRectF(left, zoom_title.top(), prefill_end - left, row), Qt.AlignmentFlag.AlignLeft),
+            "decode_step": (QRectF(prefill_end, zoom_title.top(), left + width - prefill_end, row),
+                            Qt.AlignmentFlag.AlignLeft),
+            "prefill_block": (QRectF(left, zoom_bar.top(), prefill_end - left, zoom_bar.height()).adjusted(
+                4, 1, -4, -1), Qt.AlignmentFlag.AlignCenter),
+            "prefill_bound": (QRectF(left, bound_row.top(), prefill_end - left, row), Qt.AlignmentFlag.AlignLeft),
+            "decode_bound": (QRectF(prefill_end, bound_row.top(), left + width - prefill_end, row),
+                             Qt.AlignmentFlag.AlignLeft),
+            "strip": (QRectF(prefill_end, zoom_strip.top(), left + width - prefill_end, zoom_strip.height()
+                             ).adjusted(6, 3, -6, -3), Qt.AlignmentFlag.AlignRight),
+        }
+        texts = dict(s.labels)
+        if len(layout.main_blocks) > 1 and layout.main_blocks[1].tokens > 1:
+            texts["groups"] = s.group_text(layout.main_blocks[1].tokens)
+        taken: list[QRectF] = []
+        inside = QRectF(0, 0, w, h)           # a row that falls below a too-short widget loses its labels
+        if "decode" not in s.strip_phases:
+            texts.pop("strip", None)
+        for key in LABEL_PRIORITY:
+            if key not in texts or key not in boxes:
+                continue
+            box, align = boxes[key]
+            fitted = self._measure.fit(texts[key], box, px, key in ("decode_block", "prefill_block"),
+                                       align | Qt.AlignmentFlag.AlignVCenter, floor_px=f)
+            if fitted is not None and inside.contains(fitted.rect) and \
+                    not any(fitted.rect.intersects(other) for other in taken):
+                layout.labels[key] = fitted
+                taken.append(fitted.rect)
+        self._lay_out_token_numbers(layout, taken, f)
+        return layout
+
+    def _decode_part(self, bar: QRectF, s: TimelineState) -> QRectF:
+        start = x_of(s.prefill_seconds, (0.0, s.total_seconds), bar.left(), bar.width())
+        return QRectF(start, bar.top(), bar.right() - start, bar.height()).adjusted(4, 1, -4, -1)
+
+    def _lay_out_token_numbers(self, layout: TimelineLayout, taken: list[QRectF], f: int) -> None:
+        """Each zoomed decode step's token number inside its block, all or none (a partial count misleads)."""
+        s = self._state
+        window, bar = zoom_window(s), layout.zoom_bar
+        numbered = []
+        for n, block in enumerate(b for b in layout.zoom_blocks if b.phase == "decode"):
+            x0 = x_of(block.start_seconds, window, bar.left(), bar.width())
+            x1 = x_of(block.end_seconds, window, bar.left(), bar.width())
+            text = s.token_text(n + 2)          # token 1 comes out of prefill
+            fitted = self._measure.fit(text, QRectF(x0, bar.top(), x1 - x0, bar.height()).adjusted(1, 0, -1, 0),
+                                       f, False, Qt.AlignmentFlag.AlignCenter, floor_px=f)
+            if fitted is None or any(fitted.rect.intersects(other) for other in taken):
+                return
+            numbered.append((fitted, text))
+        layout.token_labels = numbered
+
+    # -- painting --------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), self._theme.color("background"))
+        layout = self.layout_now()
+        self._drawn = []
+        if layout is None:
+            painter.end()
+            return
+        s = self._state
+        self._paint_bar(painter, layout.main_bar, layout.main_strip, layout.main_blocks, (0.0, s.total_seconds))
+        self._paint_bar(painter, layout.zoom_bar, layout.zoom_strip, layout.zoom_blocks, zoom_window(s))
+        self._paint_zoom_lines(painter, layout)
+        painter.setPen(self._theme.color("surface"))
+        for fitted, text in layout.token_labels:
+            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
+            self._drawn.append(DrawnText("token", text, fitted.px, QRectF(fitted.rect)))
+        for key, fitted in layout.labels.items():
+            role = LABEL_ROLE.get(key, "text")
+            inside = key in ("decode_block", "prefill_block")
+            if inside:          # a plate of the block's colour, so the gaps between blocks do not cut the words
+                painter.fillRect(fitted.rect.adjusted(-4, 0, 4, 0),
+                                 phase_colour(self._theme, key.removesuffix("_block")))
+            painter.setPen(self._theme.color("surface") if inside else self._theme.color(role))
+            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
+            self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
+        painter.end()
+
+    def _paint_bar(self, painter: QPainter, bar: QRectF, strip: QRectF, blocks: tuple[Block, ...],
+                   window: tuple[float, float]) -> None:
+        """Blocks and strips of ``window`` = (start, end) seconds; what falls before the start is cut off."""
+        s, theme = self._state, self._theme
+        painter.setPen(Qt.PenStyle.NoPen)
+        split = x_of(s.prefill_seconds, window, bar.left(), bar.width())
+        # Each phase in one fill, then a gap at the end of every block in one call: hundreds of blocks
+        # cost one draw, not hundreds (the bar repaints on every step of a dragged control).
+        for phase, x0, x1 in (("prefill", bar.left(), split), ("decode", split, bar.right())):
+            if x1 > x0:
+                painter.setBrush(dimmed(phase_colour(theme, phase), s.highlight not in (None, phase)))
+                painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
+        gap = max(1.0, round(self._floor() * GAP_PER_FLOOR))
+        painter.setPen(QPen(theme.color("background"), gap))
+        top, bottom, left, width = bar.top(), bar.bottom(), bar.left(), bar.width()
+        painter.drawLines([QLineF(x, top, x, bottom) for x in
+                           (x_of(block.end_seconds, window, left, width) - gap / 2 for block in blocks) if x > left])
+        painter.setPen(Qt.PenStyle.NoPen)
+        spans = {"prefill": (bar.left(), split), "decode": (split, bar.right())}
+        for phase in s.strip_phases:
+            x0, x1 = spans[phase]
+            if x1 - x0 < 1:
+                continue
+            dim = s.highlight is not None and s.highlight != phase
+            utilisation = s.prefill_utilisation if phase == "prefill" else s.decode_utilisation
+            utilisation *= max(0.0, min(1.0, s.strip_reveal[PHASES.index(phase)]))
+            paint_strip(painter, theme, QRectF(x0, strip.top() + 2, x1 - x0 - gap, strip.height() - 4), phase,
+                        utilisation, phase in s.compute_bound, dim)
+
+    def _paint_zoom_lines(self, painter: QPainter, layout: TimelineLayout) -> None:
+        """A dashed outline around the stretch of the whole bar that the zoom enlarges, and the same around
+        the zoom (its title says what it is), so the two read as one stretch at two scales. A zoom that starts
+        after 0 (a long prefill, cut) shows a break at its left edge."""
+        s = self._state
+        main, zoom = layout.main_bar, layout.zoom_bar
+        start, end = (x_of(seconds, (0.0, s.total_seconds), main.left(), main.width()) for seconds in zoom_window(s))
+        painter.setPen(QPen(self._theme.color("text"), max(1.0, self._floor() / 18), Qt.PenStyle.DashLine))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(QRectF(start - 2, main.top() - 2, max(3.0, end - start) + 3,
+                                layout.main_strip.bottom() - main.top() + 4))
+        painter.drawRect(QRectF(zoom.left() - 2, zoom.top() - 2, zoom.width() + 3,
+                                layout.zoom_strip.bottom() - zoom.top() + 4))
+        if zoom_window(s)[0] > 0:
+            self._paint_break(painter, zoom.left() + zoom.height() * 0.4, zoom.top(), layout.zoom_strip.bottom())
+
+    def _paint_break(self, painter: QPainter, x: float, top: float, bottom: float) -> None:
+        """The usual mark of a cut axis: a zigzag band across the bar (time before it is left out)."""
+        teeth = max(2, round((bottom - top) / 10))
+        step, reach = (bottom - top) / teeth, 4.0
+        points = [QPointF(x + (reach if n % 2 else -reach), top + n * step) for n in range(teeth + 1)]
+        for offset, role, width in ((0.0, "background", 5.0), (0.0, "text", 1.5)):
+            painter.setPen(QPen(self._theme.color(role), width))
+            painter.drawPolyline([QPointF(p.x() + offset, p.y()) for p in points])

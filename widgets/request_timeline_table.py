@@ -1,0 +1,230 @@
+"""A small table of figures beside one large figure: the request timeline's comparison and its batch sweep.
+
+Draws the ``TableState`` it is handed (``widgets.request_timeline_state``):
+a header row, then one row per line of the table, a cell optionally with a thin
+gauge under its text (filled to a share of the cell's width: the compute in use); on the right,
+a large figure with its label above and a note below. Columns named hidden keep
+their place, so a column that appears later does not move the others. Text is
+fitted at or above the theme's floor; when the table is too wide even at the
+floor, columns are left out (``drop_order`` first, then from the right; the first, naming each row, stays);
+rows that do not fit in height are left out from the bottom.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from widgets.request_timeline import RememberedFits
+from widgets.request_timeline_state import Cell, TableState, rows_kept
+from widgets.text_fit import DrawnText, FittedText
+from widgets.theme import Theme
+
+CELL_PAD_PX = 10            # either side of a cell's text
+LABEL_PX_FACTOR = 1.2       # table text starts this much above the floor and shrinks to it when needed
+FIGURE_SHARE = 0.27         # of the width, kept for the large figure whether it shows yet or not
+FIGURE_PX_FACTOR = 4.0      # the large figure, at most this many times the floor
+BAR_MIN_PX = 90             # a column with bars is at least this wide, so a bar can be seen to grow
+FIGURE_TEMPLATE = "88.8%"    # as wide as a large figure usually is ("99%", "4,096", "205×")
+BAR_PER_FLOOR = 0.28        # the gauge under a cell's text (full width = 100%), in text floors (5 px at 768)
+
+
+@dataclass
+class TableLayout:
+    texts: list[tuple[str, FittedText, bool]] = field(default_factory=list)   # (key, fitted, in the figure)
+    bars: list[tuple[QRectF, float]] = field(default_factory=list)
+    rows: list[QRectF] = field(default_factory=list)                       # each drawn row, header first
+    highlight: QRectF | None = None
+
+
+class RequestTable(QWidget):
+    """Draws a ``TableState``; holds no physics."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._theme = theme
+        self._state: TableState | None = None
+        self._measure = RememberedFits()
+        self._layout: TableLayout | None = None
+        self._layout_key: tuple | None = None
+        self._drawn: list[DrawnText] = []
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)     # paints its whole rect: nothing under it is
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(160, 80)
+
+    @property
+    def state(self) -> TableState | None:
+        return self._state
+
+    def set_state(self, state: TableState) -> None:
+        if state != self._state:
+            self._state = state
+            self.update()
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(1200, 260)
+
+    def drawn_texts(self) -> list[DrawnText]:
+        return list(self._drawn) if self.isVisibleTo(self.parentWidget()) or self.parentWidget() is None else []
+
+    def hideEvent(self, event) -> None:
+        self._drawn = []                      # a hidden table shows nothing
+        super().hideEvent(event)
+
+    def layout_now(self) -> TableLayout | None:
+        if self._state is None or self.width() <= 0 or self.height() <= 0:
+            return None
+        key = (self.width(), self.height(), self._state, self._theme.text_floor_px)
+        if key != self._layout_key:
+            self._layout, self._layout_key = self._lay_out(), key
+        return self._layout
+
+    # -- layout ----------------------------------------------------------------------------
+    def _lay_out(self) -> TableLayout:
+        s, f = self._state, max(1, round(self._theme.text_floor_px))
+        w, h = float(self.width()), float(self.height())
+        figure_w = round(w * FIGURE_SHARE)
+        table_w = w - figure_w - f
+        layout = TableLayout()
+        foot_h = self._measure.line_height(f, False) if s.footnote else 0.0
+        gauged = [any(c.bar is not None for c in row) for row in s.rows]     # rows with a gauge are taller
+        bar_px = max(4, round(f * BAR_PER_FLOOR))
+
+        def gauged_row(row: int) -> bool:
+            return row >= 0 and gauged[row]
+
+        def heights(px: int) -> list[float]:
+            text_h = self._measure.line_height(px, True) + 2
+            return [text_h] + [text_h + (bar_px + 2 if g else 0) for g in gauged]
+
+        for px in (round(f * LABEL_PX_FACTOR), f):       # the larger size only if every column fits at it
+            columns = self._column_widths(px, table_w if px == f else math.inf)
+            if sum(columns.values()) <= table_w and sum(heights(px)) + foot_h <= h:
+                break
+        columns = self._column_widths(px, table_w)
+        row_heights = heights(px)
+        room = max(0, len(s.rows))
+        while room > 0 and row_heights[0] + sum(sorted(row_heights[1:])[:room]) + foot_h > h:
+            room -= 1
+        x = 0.0
+        lefts = {}
+        for column, width in columns.items():
+            lefts[column] = x
+            x += width
+        all_rows = [(-1, tuple(Cell(text, key=f"header.{n}") for n, text in enumerate(s.header)))]
+        all_rows += [(n, s.rows[n]) for n in rows_kept(s, room)]
+        top = 0.0
+        for row, cells in all_rows:
+            row_h = row_heights[row + 1]
+            layout.rows.append(QRectF(0, top, x, row_h))
+            if row == s.highlight_row and row >= 0:
+                layout.highlight = QRectF(0, top, x, row_h)
+            for column, cell in enumerate(cells):
+                if column not in columns or column in s.hidden_columns:
+                    continue
+                rect = QRectF(lefts[column], top, columns[column], row_h)
+                if cell.bar is not None and row >= 0:      # a thin gauge along the cell's foot, under its text
+                    share = max(0.0, min(1.0, cell.bar))
+                    track = QRectF(rect.left() + CELL_PAD_PX, rect.bottom() - bar_px - 2,
+                                   rect.width() - 2 * CELL_PAD_PX, bar_px)
+                    layout.bars.append((track, share))
+                align = Qt.AlignmentFlag.AlignLeft if column == 0 else Qt.AlignmentFlag.AlignHCenter
+                text_box = rect.adjusted(CELL_PAD_PX, 0, -CELL_PAD_PX, -(bar_px + 2 if gauged_row(row) else 0))
+                fitted = self._measure.fit(cell.text, text_box, px, row < 0 or row == s.highlight_row,
+                                           align | Qt.AlignmentFlag.AlignVCenter, floor_px=f)
+                if fitted is not None:
+                    layout.texts.append((cell.key or f"cell.{row}.{column}", fitted, False))
+            top += row_h
+        if s.footnote:
+            note = self._measure.fit(s.footnote, QRectF(0, top, table_w, h - top), f, False,
+                                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, floor_px=f)
+            if note is not None:
+                layout.texts.append(("footnote", note, False))
+        self._lay_out_figure(layout, QRectF(w - figure_w, 0, figure_w, h), f)
+        return layout
+
+    def _column_widths(self, px: int, available: float) -> dict[int, float]:
+        """Each column's width at ``px`` (its widest text, header included); columns from the right are
+        left out while the table is wider than ``available``."""
+        s = self._state
+        count = len(s.header)
+        widths = {}
+        for column in range(count):
+            texts = [s.header[column]] + [row[column].text for row in s.rows if column < len(row)]
+            bold_width = max(self._measure.width(t, px, True) for t in texts) + 2 * CELL_PAD_PX
+            has_bar = any(column < len(row) and row[column].bar is not None for row in s.rows)
+            widths[column] = max(bold_width, BAR_MIN_PX if has_bar else 0)
+        order = [c for c in s.drop_order if 0 < c < count] + [c for c in reversed(range(1, count))
+                                                               if c not in s.drop_order]
+        while order and sum(widths.values()) > available:
+            widths.pop(order.pop(0))
+        spare = available - sum(widths.values())
+        if spare > 0 and len(widths) > 1 and math.isfinite(available):  # spread over the figures, not the names
+            extra = min(spare, sum(widths.values()) * 0.5) / (len(widths) - 1)
+            widths = {c: v + (extra if c > 0 else 0) for c, v in widths.items()}
+        return widths
+
+    def _lay_out_figure(self, layout: TableLayout, area: QRectF, f: int) -> None:
+        s = self._state
+        if not s.figure_value:
+            return
+        label_h = 2 * self._measure.line_height(round(f * LABEL_PX_FACTOR), False)
+        note_h = 2 * self._measure.line_height(f, False)
+        value_box = QRectF(area.left(), area.top() + label_h, area.width(), max(0.0, area.height() - label_h - note_h))
+        # One size for any figure in this box (the size a wide figure fits at), so a figure that changes on
+        # every step of a dragged control keeps its size: steady to read, and its glyphs stay cached.
+        steady = self._measure.fit(FIGURE_TEMPLATE, value_box, round(f * FIGURE_PX_FACTOR), True,
+                                   Qt.AlignmentFlag.AlignCenter, floor_px=f)
+        value = self._measure.fit(s.figure_value, value_box, steady.px if steady else f, True,
+                                  Qt.AlignmentFlag.AlignCenter, floor_px=f)
+        if value is None:
+            return
+        layout.texts.append(("figure_value", value, True))
+        label = self._measure.fit(s.figure_label, QRectF(area.left(), value.rect.top() - label_h, area.width(),
+                                  label_h), round(f * LABEL_PX_FACTOR), False,
+                                  Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, floor_px=f)
+        if label is not None:
+            layout.texts.append(("figure_label", label, True))
+        note = self._measure.fit(s.figure_note, QRectF(area.left(), value.rect.bottom(), area.width(), note_h), f,
+                                 False, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, floor_px=f)
+        if note is not None:
+            layout.texts.append(("figure_note", note, True))
+
+    # -- painting --------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        theme = self._theme
+        painter.fillRect(self.rect(), theme.color("background"))
+        layout = self.layout_now()
+        self._drawn = []
+        if layout is None:
+            painter.end()
+            return
+        if layout.highlight is not None:
+            painter.fillRect(layout.highlight, theme.color("surface"))
+            painter.setPen(QPen(theme.color("accent"), max(1.0, theme.line_width)))
+            painter.drawRect(layout.highlight.adjusted(1, 1, -1, -1))
+        painter.setPen(QPen(theme.color("muted"), 1.0))
+        for n, row in enumerate(layout.rows[1:], start=1):
+            painter.drawLine(row.topLeft(), row.topRight())
+        painter.setPen(Qt.PenStyle.NoPen)
+        bar_colour = theme.color("compute")
+        for track, share in layout.bars:
+            painter.fillRect(track, theme.color("surface"))
+            painter.setPen(QPen(theme.color("muted"), 1.0))
+            painter.drawRect(track)
+            painter.fillRect(QRectF(track.left(), track.top(), max(1.0, track.width() * share), track.height()),
+                             bar_colour)
+        for key, fitted, in_figure in layout.texts:
+            role = "accent" if key == "figure_value" else ("muted" if key in ("figure_note", "footnote") else "text")
+            painter.setPen(theme.color(role))
+            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
+            self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
+        painter.end()
