@@ -9,7 +9,11 @@ in the user's language (``--lang`` if it could be read, else the system's)
 naming the value and what is allowed, on stderr, and exit status 2. That
 covers unknown options, bad values, a scene that does not exist and options
 that contradict each other (``--present`` with ``--export``, ``--size``
-without it). ``--scene N`` with ``--export`` exports only scene N.
+without it), an empty ``--export ""``. ``--scene N`` with ``--export`` exports
+only scene N. Values are checked by argparse ``type=`` functions (public API
+only; argparse's English is never read); a value that starts with "-" (``--size
+-5x3``) still reaches its check, and what the sentence echoes is bounded, with
+bytes that are not UTF-8 shown as \\xNN.
 
 Before Qt starts, it also checks that a window can be opened at all; where it
 cannot, it says what is missing in one sentence and exits 2 instead of letting
@@ -19,13 +23,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from pathlib import Path
 
 _IMPORTED_SECONDS = time.monotonic()
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130                       # as a shell reports a program stopped by Ctrl+C
 SIZE_LIMITS = ((640, 7680), (480, 4320))     # (width, height) ranges a picture may have
 DEFAULT_SIZE = (1920, 1080)
 LANGUAGE_CODES = ("zh", "en")
@@ -57,12 +61,30 @@ def scene_numbers() -> list[int]:
     return [cls.number for cls in scene_classes()]
 
 
+VALUE_OPTIONS = ("--lang", "--scene", "--theme", "--export", "--size")
+FLAG_OPTIONS = ("--present", "--quit-after-first-frame", "--help")
+
+
+def shown_argument(value: str) -> str:
+    """A value from the command line as a sentence shows it: bytes that are not UTF-8 as \\xNN,
+    control characters escaped, at most 80 characters."""
+    from engine.errors import shorten
+    text = os.fsencode(value).decode("utf-8", "backslashreplace")
+    return shorten("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
+
+
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose every complaint is one sentence (``BadCommandLine``), never usage text."""
+    """An ArgumentParser whose every complaint is one sentence (``BadCommandLine``), never usage text.
+
+    Only argparse's public API: values are checked by ``type=`` functions that raise
+    ``ArgumentTypeError`` and record their sentence in ``refused``, which ``error`` raises;
+    argparse's own English is never read.
+    """
 
     def __init__(self, language, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(allow_abbrev=False, **kwargs)
         self.language = language
+        self.refused: list[BadCommandLine] = []
 
     def allowed(self, option: str) -> str:
         """What ``option`` accepts, as the end of a sentence."""
@@ -78,63 +100,87 @@ class _Parser(argparse.ArgumentParser):
     def refuse(self, key: str, **values) -> BadCommandLine:
         return BadCommandLine(self.language.text(f"app.cli.{key}", **values))
 
+    def refuse_value(self, key: str, **values) -> argparse.ArgumentTypeError:
+        """For a type function: the sentence is kept for ``error``; argparse gets the error to raise."""
+        refusal = self.refuse(key, **values)
+        self.refused.append(refusal)
+        return argparse.ArgumentTypeError(str(refusal))
+
     def error(self, message: str):
-        missing = re.match(r"argument (--[\w-]+)(?:/\S+)?: expected one argument", message)
-        if missing:
-            raise self.refuse("missing_value", option=missing.group(1), allowed=self.allowed(missing.group(1)))
-        unknown = re.match(r"unrecognized arguments: (\S+)", message)
-        if unknown:
-            options = [action.option_strings[-1] for action in self._actions if action.option_strings]
-            raise self.refuse("unknown_option", value=unknown.group(1),
-                              allowed=_alternatives(self.language, options))
-        raise self.refuse("bad_usage", detail=message.rstrip("."))
+        if self.refused:
+            raise self.refused[-1]
+        raise self.refuse("bad_usage", detail=shown_argument(message.rstrip(".")))
+
+    def value_option(self, option: str, **kwargs) -> None:
+        self.add_argument(option, **kwargs)
 
 
 def _choice_type(parser: _Parser, option: str, allowed: tuple[str, ...]):
     def parse(value: str) -> str:
         if value not in allowed:
-            raise parser.refuse("bad_value", option=option, value=value, allowed=parser.allowed(option))
+            raise parser.refuse_value("bad_value", option=option, value=shown_argument(value),
+                                      allowed=parser.allowed(option))
         return value
     return parse
 
 
 def _scene_type(parser: _Parser):
     def parse(value: str) -> int:
-        try:
+        if value.strip().isascii() and value.strip().lstrip("+-").isdigit() and len(value.strip()) <= 9:
             return int(value)
-        except ValueError:
-            raise parser.refuse("bad_scene", value=value, allowed=parser.allowed("--scene")) from None
+        raise parser.refuse_value("bad_scene", value=shown_argument(value), allowed=parser.allowed("--scene"))
     return parse
 
 
 def _size_type(parser: _Parser):
     def parse(value: str) -> tuple[int, int]:
-        try:
-            width, height = (int(part) for part in value.lower().split("x"))
-        except ValueError:
+        parts = value.lower().split("x")
+        if len(parts) == 2 and all(part.isascii() and part.isdigit() and len(part) <= 5 for part in parts):
+            width, height = int(parts[0]), int(parts[1])
+        else:
             width = height = -1
         (min_w, max_w), (min_h, max_h) = SIZE_LIMITS
         if not (min_w <= width <= max_w and min_h <= height <= max_h):
-            raise parser.refuse("bad_size", size=value, min_width=min_w, max_width=max_w,
-                                min_height=min_h, max_height=max_h)
+            raise parser.refuse_value("bad_size", size=shown_argument(value), min_width=min_w, max_width=max_w,
+                                      min_height=min_h, max_height=max_h)
         return width, height
+    return parse
+
+
+def _export_type(parser: _Parser):
+    def parse(value: str) -> Path:
+        if not value.strip():              # "" would quietly mean the current folder
+            raise parser.refuse_value("missing_value", option="--export", allowed=parser.allowed("--export"))
+        return Path(value)
     return parse
 
 
 def _parser(language) -> _Parser:
     text = language.text
-    parser = _Parser(language, prog="python -m desktop", description=text("app.cli.description"),
-                     allow_abbrev=False)
+    parser = _Parser(language, prog="python -m desktop", description=text("app.cli.description"))
     parser.add_argument("--present", action="store_true", help=text("app.cli.present"))
-    parser.add_argument("--lang", type=_choice_type(parser, "--lang", LANGUAGE_CODES), metavar="zh|en",
+    parser.value_option("--lang", type=_choice_type(parser, "--lang", LANGUAGE_CODES), metavar="zh|en",
                         help=text("app.cli.lang"))
-    parser.add_argument("--scene", type=_scene_type(parser), metavar="N", help=text("app.cli.scene"))
-    parser.add_argument("--theme", type=_choice_type(parser, "--theme", THEME_IDS), metavar="|".join(THEME_IDS),
+    parser.value_option("--scene", type=_scene_type(parser), metavar="N", help=text("app.cli.scene"))
+    parser.value_option("--theme", type=_choice_type(parser, "--theme", THEME_IDS), metavar="|".join(THEME_IDS),
                         help=text("app.cli.theme"))
-    parser.add_argument("--export", type=Path, metavar="DIR", help=text("app.cli.export"))
-    parser.add_argument("--size", type=_size_type(parser), metavar="WxH", help=text("app.cli.size"))
+    parser.value_option("--export", type=_export_type(parser), metavar="DIR", help=text("app.cli.export"))
+    parser.value_option("--size", type=_size_type(parser), metavar="WxH", help=text("app.cli.size"))
     parser.add_argument("--quit-after-first-frame", action="store_true", help=text("app.cli.first_frame"))
     return parser
+
+
+def _attach_dash_values(argv: list[str]) -> list[str]:
+    """``--size -5x3`` -> ``--size=-5x3``: argparse would take "-5x3" for an option and give --size no value;
+    attached, the value reaches the type function, whose sentence names it."""
+    known = set(VALUE_OPTIONS) | set(FLAG_OPTIONS) | {"-h", "--"}
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in VALUE_OPTIONS and arg.startswith("-") and arg.split("=")[0] not in known:
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
 
 
 def _cli_language(argv: list[str]):
@@ -147,7 +193,15 @@ def _cli_language(argv: list[str]):
 def parse_command_line(argv: list[str], language) -> argparse.Namespace:
     """The options, checked against each other and the scene registry; raises ``BadCommandLine``."""
     parser = _parser(language)
-    args = parser.parse_args(argv)
+    argv = _attach_dash_values(argv)
+    known = set(VALUE_OPTIONS) | set(FLAG_OPTIONS) | {"-h", "--"}
+    for here, after in zip(argv, [*argv[1:], None]):         # an option whose value is missing, read by us
+        if here in VALUE_OPTIONS and (after is None or after.split("=")[0] in known):
+            raise parser.refuse("missing_value", option=here, allowed=parser.allowed(here))
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        raise parser.refuse("unknown_option", value=shown_argument(extra[0]),
+                            allowed=_alternatives(language, VALUE_OPTIONS + FLAG_OPTIONS))
     if args.export is not None:
         for option, given in (("--present", args.present), ("--quit-after-first-frame", args.quit_after_first_frame)):
             if given:
@@ -159,8 +213,23 @@ def parse_command_line(argv: list[str], language) -> argparse.Namespace:
     return args
 
 
+def _stop_on_signals() -> None:
+    """During an export, SIGTERM and SIGHUP stop it the way Ctrl+C does: files written beside their
+    targets are removed, and what was already there stays as it was."""
+    import signal
+
+    def stop(_number, _frame):
+        raise KeyboardInterrupt
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), stop)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    for stream in (sys.stdout, sys.stderr):   # a path typed in another encoding prints, never raises
+        if stream is not None and getattr(stream, "errors", None) == "strict":
+            stream.reconfigure(errors="backslashreplace")
     language = _cli_language(argv)
     try:
         args = parse_command_line(argv, language)
@@ -171,8 +240,13 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         from PySide6.QtCore import QSize
         from desktop.app import run_export
-        return run_export(args.export, language, QSize(*(args.size or DEFAULT_SIZE)), args.theme or "light",
-                          args.scene)
+        _stop_on_signals()
+        try:
+            return run_export(args.export, language, QSize(*(args.size or DEFAULT_SIZE)), args.theme or "light",
+                              args.scene)
+        except KeyboardInterrupt:          # Ctrl+C, SIGTERM, SIGHUP: the unfinished file is discarded
+            print(language.text("errors.write.interrupted"), file=sys.stderr)
+            return EXIT_INTERRUPTED
 
     from desktop.platform_check import window_problem
     problem = window_problem(os.environ)

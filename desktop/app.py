@@ -17,10 +17,10 @@ from desktop import settings as settings_store
 from desktop.fonts import install_cjk_fallback
 from desktop.i18n import Language
 from desktop.quit_signals import QuitOnSignals
+from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
 from desktop.scenes.registry import scene_class, scene_classes
 from desktop.theming import apply_theme
-from engine import Scenario
 from engine.catalog import default_catalog
 from widgets.theme import THEMES
 
@@ -46,10 +46,8 @@ def create_application() -> QApplication:
 def _startup_notes(app: QApplication, language: Language, loaded: settings_store.Loaded | None) -> list[str]:
     """Problems worth one line each: settings replaced, no CJK font, a bad catalogue entry."""
     notes = []
-    if loaded is not None and loaded.unreadable:
-        notes.append(language.text("app.note.settings_unreadable", path=str(loaded.path)))
-    elif loaded is not None and loaded.reset_fields:
-        notes.append(language.text("app.note.settings_reset", fields=", ".join(loaded.reset_fields)))
+    if loaded is not None:
+        notes.extend(loaded.notes(language))      # the file set aside or kept, or the fields reset and why
     if install_cjk_fallback(app) is None:
         notes.append(language.text("app.note.no_cjk_font"))
     notes.extend(language.text("app.note.catalog_warning", detail=warning) for warning in default_catalog().warnings)
@@ -71,7 +69,7 @@ def run_export(directory: Path, language: Language, size: QSize, theme_id: str,
     _startup_notes(app, language, None)
     theme = THEMES[theme_id]
     apply_theme(app, theme)
-    store = ScenarioStore(Scenario())     # the default scenario: the same pictures every time
+    store = ScenarioStore(DEFAULT_SCENARIO)     # the default scenario: the same pictures every time
     try:
         classes = scene_classes() if scene_number is None else (scene_class(scene_number),)
         for path in export.export_scenes(classes, language, store, theme, size,

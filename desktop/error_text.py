@@ -3,7 +3,7 @@
 ``engine.errors.InputError`` keeps its English sentence for the CLI and also
 carries a ``code`` and the raw ``values``. Here a known code becomes the text
 ``errors.<code>`` of ``resources/text/errors.toml`` with the values formatted
-for display (numbers by ``engine.units``); an error without a known code, or
+for display by ``engine.errors.display_values`` (numbers by ``engine.units``); an error without a known code, or
 whose values do not fit its text, is shown as the engine's own sentence.
 
 ``write_problem`` turns an ``OSError`` from writing a file or folder (or a
@@ -14,69 +14,30 @@ or the disk is full.
 from __future__ import annotations
 
 import errno
-import math
 import os
 from dataclasses import dataclass, field
-from numbers import Integral, Real
 from pathlib import Path
 
 from desktop.i18n import Language
-from engine.errors import InputError
-from engine.units import format_count
-
-
-QUOTED = frozenset({"got", "example"})    # values that are what someone typed: shown in quotes, as given
-ALTERNATIVES = frozenset({"counts"})      # lists of which any one is allowed: "1, 2 or 4"
-
-
-def shown_value(value, quoted: bool = False) -> str:
-    """A raw value as a sentence shows it: 4096 -> "4,096", 10000.0 -> "10,000", "x" -> 'x' (``quoted``) or x.
-
-    Whole numbers go through ``engine.units.format_count``; any other number is one
-    someone typed (a price of 2.555, a count of 2.5) and is shown exactly as given.
-    """
-    if isinstance(value, bool) or value is None:
-        return repr(value)
-    if isinstance(value, Integral):
-        return format_count(value)
-    if isinstance(value, Real) and math.isfinite(value):
-        return format_count(value) if float(value).is_integer() else repr(float(value))
-    if isinstance(value, str):
-        return repr(value) if quoted else value
-    if isinstance(value, (list, tuple)):
-        return ", ".join(shown_value(item) for item in value)
-    return repr(value)
+from engine.errors import InputError, alternatives, display_values, shown_value  # noqa: F401  (shown_value: re-exported)
 
 
 def alternatives_text(language: Language, items) -> str:
     """``items`` as a list of alternatives in ``language``: (1, 2, 4) -> "1, 2 or 4" / "1、2或 4"."""
-    shown = [shown_value(item) for item in items]
-    if len(shown) < 2:
-        return "".join(shown)
-    rest = language.text("errors.list.separator").join(shown[:-1])
-    return language.text("errors.list.or", rest=rest, last=shown[-1])
-
-
-def _values_for(language: Language, code: str, values: dict) -> dict[str, str]:
-    text = {name: shown_value(value, name in QUOTED) for name, value in values.items()}
-    for name in ALTERNATIVES & values.keys():
-        text[name] = alternatives_text(language, values[name])
-    if "field" in values:
-        text["field"] = language.text(f"errors.field.{values['field']}")
-    if code.startswith("catalog."):
-        text["kind"] = language.text(f"errors.kind.{str(values.get('kind', '')).lower()}")
-        close = values.get("close") or []
-        text["close"] = language.text("errors.catalog.close", names=", ".join(close)) if close else ""
-    return text
+    return alternatives(language.text, items)
 
 
 def error_text(language: Language, error: InputError) -> str:
-    """``error`` as one sentence in ``language``; the engine's sentence where there is no translation."""
+    """``error`` as one sentence in ``language``; the engine's sentence where there is no translation.
+
+    The English text of a known code is the very template the engine wrote its sentence from
+    (``engine.errors.refusal``), so both say the same.
+    """
     code = getattr(error, "code", None)
     if not code:
         return str(error)
     try:
-        return language.text(f"errors.{code}", **_values_for(language, code, error.values))
+        return language.text(f"errors.{code}", **display_values(code, error.values, language.text))
     except (KeyError, IndexError, ValueError):
         return str(error)
 
@@ -103,6 +64,13 @@ class WriteProblem:
 
     def sentence(self, language: Language) -> str:
         return language.text(f"errors.write.{self.reason}", **self.values)
+
+
+def shown_path(path: Path | str) -> str:
+    """``path`` as a sentence shows it: bytes that are not UTF-8 (a name typed in another encoding)
+    as \\xNN escapes, never as the surrogates Python keeps them in; bounded in length."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _file_in_the_way(path: Path) -> Path | None:
@@ -146,13 +114,15 @@ def write_problem(error: OSError | None, path: Path | str, is_folder: bool = Fal
     path = Path(path)
     named = Path(os.fsdecode(error.filename)) if error is not None and error.filename else None
     target = named or path
-    values = {"path": str(target), "folder": str(target.parent)}
+    values = {"path": shown_path(target), "folder": shown_path(target.parent)}
     number = getattr(error, "errno", None)
     reason = _WRITE_ERRNO.get(number)
     if reason in (None, "no_folder") and (blocker := _file_in_the_way(target)) is not None:
-        return WriteProblem("file_in_the_way", {**values, "blocker": str(blocker)})
+        return WriteProblem("file_in_the_way", {**values, "blocker": shown_path(blocker)})
     if reason is None and number in (errno.EEXIST, errno.ENOTDIR) and target.exists() and not target.is_dir():
         reason = "is_file"               # a folder was to be made where a file is
+    if reason == "no_folder" and target.parent.is_dir():
+        reason = "cannot_create"         # the folder is there (/proc/sys) but takes no new entry
     if reason is None:
         reason = _reason_on_disk(target, is_folder=is_folder and (named is None or named == path))
     if reason is None:

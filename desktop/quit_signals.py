@@ -1,4 +1,4 @@
-"""Ending the app from the terminal (Ctrl+C, SIGINT) or by the system (SIGTERM) the normal way.
+"""Ending the app from the terminal (Ctrl+C, SIGINT; closing it, SIGHUP) or by the system (SIGTERM) the normal way.
 
 Qt's event loop runs in C++, so a Python signal handler would only run at the
 next Python call, perhaps never. The C-level handler writes the signal number
@@ -15,11 +15,12 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QSocketNotifier
 
-QUIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# SIGHUP: the terminal the app was started from was closed; the settings are saved as for SIGTERM.
+QUIT_SIGNALS = (signal.SIGINT, signal.SIGTERM) + ((signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ())
 
 
 class QuitOnSignals(QObject):
-    """While installed, SIGINT and SIGTERM call ``on_signal`` (e.g. ``QApplication.quit``) inside the event loop."""
+    """While installed, SIGINT, SIGTERM and SIGHUP call ``on_signal`` (e.g. ``QApplication.quit``) inside the event loop."""
 
     def __init__(self, on_signal: Callable[[], None], parent: QObject | None = None):
         super().__init__(parent)

@@ -1,10 +1,18 @@
 """The one settings store: a small JSON file in the user's configuration folder.
 
 What is remembered: language, theme, last scene, whether the presenter clock,
-the scene list and the side panel show, the window geometry and the scenario. A file that cannot be read, or a
-value that makes no sense (wrong type, out of range, a GPU the catalogue does
-not know), is replaced by its default and reported in one line; starting never
-fails because of this file.
+the scene list and the side panel show, the window geometry and the scenario.
+Starting never fails because of this file, and nothing in it is lost:
+
+- A file that cannot be used (unreadable, not a regular file, larger than
+  ``MAX_FILE_BYTES``, not JSON, nested too deeply, no table of settings) is
+  set aside as ``settings.json.bad`` and the app starts with its defaults;
+  where it cannot be moved it is left untouched, and ``save`` then refuses to
+  write over it. ``Loaded.notes`` says which, in one line.
+- A value that makes no sense (wrong type, out of range) is replaced by its
+  default, and only that value: a scenario whose GPU is no longer in the
+  catalogue keeps its model, batch and lengths, and the note names the field
+  and the engine's reason.
 
 The file lives in ``engine.config_dir.config_dir()``, beside the user's catalogue.
 Tests point both at a temporary folder with ``INFERENCE_PHYSICS_CONFIG_DIR``
@@ -16,16 +24,22 @@ import base64
 import binascii
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from engine import InputError, Scenario, compute_report
-from engine.config_dir import config_dir
+from engine.config_dir import FileTooBig, NotRegularFile, config_dir, read_regular_file
+from engine.errors import shown_value
+from engine.units import format_bytes
 from widgets.theme import DEFAULT_THEME, THEMES
-from desktop.i18n import LANGUAGES
+from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.scenes.registry import SCENE_NUMBERS
+from desktop.i18n import LANGUAGES, Language
 
 FILE_NAME = "settings.json"
-SCENE_NUMBERS = range(1, 8)
+SET_ASIDE_SUFFIX = ".bad"
+MAX_FILE_BYTES = 1_000_000          # a settings file is a few hundred bytes; a geometry a few hundred more
+_KEPT: set[Path] = set()            # files that could not be read nor set aside: never written over
 
 
 @dataclass
@@ -37,19 +51,46 @@ class Settings:
     scene_list_visible: bool = True  # False: the compact scene picker even in a wide window
     side_panel_visible: bool = True
     geometry: str = ""               # QMainWindow.saveGeometry(), base64
-    scenario: Scenario = field(default_factory=Scenario)
+    scenario: Scenario = DEFAULT_SCENARIO
 
 
 @dataclass
 class Loaded:
     settings: Settings
     path: Path
-    unreadable: bool = False                              # the whole file was replaced by defaults
+    unreadable: bool = False                              # the whole file could not be used
+    reason: tuple[str, dict] | None = None                # why: (text key, values)
+    set_aside: Path | None = None                         # where the unusable file was moved, if it was
     reset_fields: list[str] = field(default_factory=list)  # single values replaced by defaults
+    reasons: dict[str, InputError] = field(default_factory=dict)      # field -> the engine's refusal
+    saved_values: dict[str, str] = field(default_factory=dict)       # field -> its nonsense, as shown
 
     @property
     def clean(self) -> bool:
         return not self.unreadable and not self.reset_fields
+
+    def notes(self, language: Language) -> list[str]:
+        """At most one line saying what happened to the file, in ``language``."""
+        text = language.text
+        if self.unreadable:
+            key, values = self.reason or ("errors.settings.reason.not_json", {})
+            reason = text(key, **values)
+            from desktop.error_text import shown_path
+            if self.set_aside is not None:
+                return [text("errors.settings.set_aside", path=shown_path(self.path), reason=reason,
+                             kept=shown_path(self.set_aside))]
+            return [text("errors.settings.kept", path=shown_path(self.path), reason=reason)]
+        if not self.reset_fields:
+            return []
+        from desktop.error_text import error_text
+        groups: dict[str, list[str]] = {}          # reason -> the fields it reset, in order (lengths share one)
+        for name in self.reset_fields:
+            error = self.reasons.get(name)
+            reason = error_text(language, error) if error is not None else text(
+                "errors.settings.not_allowed", value=self.saved_values.get(name, "?"))
+            groups.setdefault(reason.rstrip("。."), []).append(name)
+        parts = [text("errors.settings.field", name=", ".join(names), reason=reason) for reason, names in groups.items()]
+        return [text("errors.settings.reset", fields=text("errors.settings.separator").join(parts))]
 
 
 def settings_path() -> Path:
@@ -79,11 +120,12 @@ _CHECKS = {
 }
 
 
-def _scenario_from(raw) -> Scenario | None:
-    """A valid Scenario from the file's dict, or None when anything in it is nonsense."""
+def _scenario_from(raw, loaded: Loaded) -> Scenario:
+    """The saved scenario, each field that is nonsense or that the engine refuses replaced by its default."""
+    default = DEFAULT_SCENARIO
     if not isinstance(raw, dict):
-        return None
-    default = Scenario()
+        _reset(loaded, "scenario", raw)
+        return default
     values = {}
     for spec in fields(Scenario):
         value = raw.get(spec.name, getattr(default, spec.name))
@@ -91,54 +133,130 @@ def _scenario_from(raw) -> Scenario | None:
         if expected is float and _is_int(value):
             value = float(value)
         if type(value) is not expected:
-            return None
+            _reset(loaded, f"scenario.{spec.name}", value)
+            value = getattr(default, spec.name)
         values[spec.name] = value
     scenario = Scenario(**values)
+    for _ in range(len(values) + 1):         # each round resets at least one field, or ends
+        try:
+            compute_report(scenario)
+            return scenario
+        except InputError as error:
+            names = _fields_of(error, scenario)
+            if not names or all(getattr(scenario, name) == getattr(default, name) for name in names):
+                break
+            for name in names:
+                loaded.reset_fields.append(f"scenario.{name}")
+                loaded.reasons[f"scenario.{name}"] = error
+            scenario = replace(scenario, **{name: getattr(default, name) for name in names})
+    _reset(loaded, "scenario", raw)
+    return default
+
+
+def _fields_of(error: InputError, scenario: Scenario) -> tuple[str, ...]:
+    """The scenario fields an engine refusal is about."""
+    code, values = error.code or "", error.values
+    if "field" in values and hasattr(scenario, str(values["field"])):
+        return (str(values["field"]),)
+    if code.startswith("catalog."):
+        kind = str(values.get("kind", "")).lower()
+        if kind == "precision":
+            return ("weights",) if values.get("got") == scenario.weights else ("kv",)
+        return (kind,) if kind in ("gpu", "model") else ()
+    return {"scenario.context": ("prompt_tokens", "output_tokens"), "model.context": ("prompt_tokens", "output_tokens"),
+            "scenario.price": ("usd_per_gpu_hour",), "scenario.mode": ("mode",)}.get(
+        code, ("gpus",) if code.startswith("parallel.") else ())
+
+
+def _reset(loaded: Loaded, name: str, value) -> None:
+    loaded.reset_fields.append(name)
+    loaded.saved_values[name] = shown_value(value, quoted=True)
+
+
+def _read(path: Path) -> tuple[dict | None, tuple[str, dict] | None]:
+    """The file's table of settings, or None and why it cannot be used; (None, None): no file."""
     try:
-        compute_report(scenario)
-    except InputError:
+        raw = json.loads(read_regular_file(path, MAX_FILE_BYTES).decode("utf-8"))
+    except FileNotFoundError:
+        return None, None
+    except NotRegularFile:
+        return None, ("errors.settings.reason.not_file", {})
+    except IsADirectoryError:
+        return None, ("errors.settings.reason.not_file", {})
+    except FileTooBig:
+        return None, ("errors.settings.reason.too_big", {"size": format_bytes(MAX_FILE_BYTES)})
+    except OSError as error:
+        return None, ("errors.settings.reason.no_access", {"error": error.strerror or str(error)})
+    except UnicodeDecodeError:
+        return None, ("errors.settings.reason.not_utf8", {})
+    except RecursionError:
+        return None, ("errors.settings.reason.too_deep", {})
+    except (ValueError, MemoryError):
+        return None, ("errors.settings.reason.not_json", {})
+    if not isinstance(raw, dict):
+        return None, ("errors.settings.reason.not_object", {})
+    return raw, None
+
+
+def _set_aside(path: Path) -> Path | None:
+    """Move the unusable file to settings.json.bad (settings.json.bad-2... where that is taken: an older
+    set-aside file is kept too); None where it cannot be moved."""
+    names = [path.name + SET_ASIDE_SUFFIX] + [f"{path.name}{SET_ASIDE_SUFFIX}-{n}" for n in range(2, 100)]
+    target = next((path.with_name(name) for name in names if not os.path.lexists(path.with_name(name))), None)
+    if target is None:
         return None
-    return scenario
+    try:
+        os.replace(path, target)
+    except OSError:
+        return None
+    return target
 
 
 def load(path: Path | None = None) -> Loaded:
-    """The saved settings, every unusable value replaced by its default."""
+    """The saved settings, every unusable value replaced by its default; never raises."""
     path = path or settings_path()
     loaded = Loaded(Settings(), path)
-    if not path.exists():
+    raw, reason = _read(path)
+    if reason is not None:
+        loaded.unreadable, loaded.reason = True, reason
+        loaded.set_aside = _set_aside(path)
+        if loaded.set_aside is None:
+            _KEPT.add(path)
         return loaded
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        loaded.unreadable = True
-        return loaded
-    if not isinstance(raw, dict):
-        loaded.unreadable = True
+    if raw is None:
         return loaded
     for name, check in _CHECKS.items():
         if name in raw:
             if check(raw[name]):
                 setattr(loaded.settings, name, raw[name])
             else:
-                loaded.reset_fields.append(name)
+                _reset(loaded, name, raw[name])
     if "scenario" in raw:
-        scenario = _scenario_from(raw["scenario"])
-        if scenario is None:
-            loaded.reset_fields.append("scenario")
-        else:
-            loaded.settings.scenario = scenario
+        loaded.settings.scenario = _scenario_from(raw["scenario"], loaded)
     return loaded
 
 
 def save(settings: Settings, path: Path | None = None) -> str | None:
-    """Write ``settings``; returns the OS's complaint instead of raising when it cannot."""
+    """Write ``settings``; returns the complaint instead of raising when it cannot.
+
+    A file that could not be read at start-up and could not be set aside is never written over.
+    """
     path = path or settings_path()
+    if path in _KEPT:
+        return Language("en").text("errors.settings.not_saved")
     data = asdict(settings)
+    temporary = path.with_name(f".{path.name}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        with open(temporary, "w", encoding="utf-8") as stream:
+            stream.write(json.dumps(data, ensure_ascii=False, indent=2))
+            stream.flush()
+            os.fsync(stream.fileno())
         os.replace(temporary, path)   # never leave a half-written file behind
     except OSError as problem:
+        try:
+            temporary.unlink()
+        except OSError:
+            pass
         return str(problem)
     return None

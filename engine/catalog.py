@@ -1,7 +1,9 @@
 """The catalogue: GPUs, models and precisions, read from TOML with their sources.
 
 The listing (``catalog_as_json``, ``catalog_as_text``) lives in
-``engine.catalog_text`` and is re-exported here.
+``engine.catalog_text`` and the entries and ``Catalog`` in
+``engine.catalog_types``; both are re-exported here (neither imports this
+module, so there is no import circle).
 
 The built-in files live in ``resources/catalog/`` (gpus.toml, models.toml,
 precisions.toml). A person may add GPUs and models in their own file,
@@ -22,81 +24,42 @@ Rules:
 - A user's entry with a built-in id replaces the built-in entry (its
   ``origin`` then names the user's file): a person who measured their own
   card knows better than a datasheet.
-- The user's file is opened read-only and never written.
+- The user's file is opened read-only and never written. Only a regular file
+  of at most ``MAX_USER_CATALOG_BYTES`` is read (never blocking on a FIFO); a
+  file that cannot be used for any reason (a folder, a device, too large, not
+  UTF-8, nested too deeply, not TOML) gives one warning, "this file cannot be used".
+- Every number has a physical range (``catalog_types.PHYSICAL_RANGES``: a GPU's
+  memory bandwidth between 1 GB/s and 1 PB/s, a model's layers between 1 and
+  1,000...), so that no report overflows or takes unbounded work; an entry
+  outside it is skipped, and the warning names the range.
+- A model may give ``max_context_tokens`` (its config's ``max_position_embeddings``);
+  every built-in model does, and ``compute`` refuses a longer prompt plus output.
 """
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import os
 import tomllib
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 from engine.catalog_text import catalog_as_json, catalog_as_text  # noqa: F401  (re-exported: the listing)
-from engine.catalog_types import COMPUTE_PRECISIONS, INTERCONNECT_TOPOLOGIES, Gpu, Model, Precision
-from engine.config_dir import config_dir
-from engine.errors import InputError
+from engine.catalog_types import (  # noqa: F401  (Catalog, normalise_id: re-exported)
+    COMPUTE_PRECISIONS, INTERCONNECT_TOPOLOGIES, PHYSICAL_RANGES, Catalog, Gpu, Model, Precision, normalise_id,
+    physical_range_text,
+)
+from engine.config_dir import config_dir, read_regular_file
+from engine.errors import InputError, shorten, shown_value
 from engine.units import format_count
 
 USER_CATALOG_ENV = "INFERENCE_PHYSICS_CATALOG"
+MAX_USER_CATALOG_BYTES = 4_000_000      # a catalogue of thousands of entries; more is not a catalogue
 _BUILTIN_FILES = {"gpus": "gpus.toml", "models": "models.toml", "precisions": "precisions.toml"}
 _KIND = {"gpus": "GPU", "models": "model", "precisions": "precision"}
 _USER_TABLES = ("gpus", "models")
 
-Entry = TypeVar("Entry", Gpu, Model, Precision)
-
-
-@dataclass(frozen=True)
-class Catalog:
-    gpus: dict[str, Gpu]
-    models: dict[str, Model]
-    precisions: dict[str, Precision]
-    warnings: list[str] = field(default_factory=list)   # problems found in the user's file
-    # Entries of the user's file that were skipped: table ("gpus", "models") -> id -> (file as shown, reason).
-    skipped: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
-
-    def gpu(self, gpu_id: str) -> Gpu:
-        return _lookup(self.gpus, gpu_id, "GPU", "GPUs", self.skipped.get("gpus", {}))
-
-    def model(self, model_id: str) -> Model:
-        return _lookup(self.models, model_id, "model", "models", self.skipped.get("models", {}))
-
-    def precision(self, precision_id: str) -> Precision:
-        return _lookup(self.precisions, precision_id, "precision", "precisions")
-
-
-def normalise_id(text: str) -> str:
-    """The form ids are stored and matched in: "H100 SXM" -> "h100-sxm"."""
-    return "-".join(text.strip().lower().replace("_", " ").split())
-
-
-def _lookup(table: dict[str, Entry], wanted: object, kind: str, kinds: str,
-            skipped: dict[str, tuple[str, str]] | None = None) -> Entry:
-    known = ", ".join(table)
-    if not isinstance(wanted, str):
-        raise InputError(f"A {kind} id must be text, got {wanted!r}. Known {kinds}: {known}.",
-                         "catalog.not_text", {"kind": kind, "got": wanted, "known": list(table)})
-    key = normalise_id(wanted)
-    if key in table:
-        return table[key]
-    for entry in table.values():        # "NVIDIA H800 SXM5" finds h800 too
-        if normalise_id(entry.name) == key:
-            return entry
-    if skipped and key in skipped:      # the user's file tried to define it: say why it is missing
-        shown, reason = skipped[key]
-        raise InputError(f"{kind[:1].upper()}{kind[1:]} {wanted!r} in {shown} was skipped: {reason}.",
-                         "catalog.skipped", {"kind": kind, "got": wanted, "file": shown, "reason": reason,
-                                             "known": list(table)})
-    starting = [entry_id for entry_id in table if entry_id.startswith(key)]     # "h100" -> h100-sxm, h100-pcie
-    similar = difflib.get_close_matches(key, list(table), n=3, cutoff=0.6)
-    close = list(dict.fromkeys(starting + similar))[:3]
-    hint = f"; close matches: {', '.join(close)}" if close else ""
-    raise InputError(f"Unknown {kind} {wanted!r}{hint}. Known {kinds}: {known}.",
-                     "catalog.unknown", {"kind": kind, "got": wanted, "close": close, "known": list(table)})
 
 
 # --------------------------------------------------------------------------- loading
@@ -145,25 +108,27 @@ def _read_builtin(name: str, filename: str, builtin_dir: Path | str | None) -> d
             entry_id = _checked_id(raw_id, entries)
             entries[entry_id] = _BUILDERS[name](entry_id, raw, origin="built-in", default_source=None)
         except _EntryError as error:
-            raise InputError(f"{shown}: {_KIND[name]} {raw_id!r}: {error}.") from None
+            raise InputError(f"{shown}: {_KIND[name]} {_q(raw_id)}: {error}.") from None
     return entries
 
 
 def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
                      skipped: dict[str, dict[str, tuple[str, str]]]) -> None:
     shown = _display_path(path)
-    try:
-        with path.open("rb") as handle:          # read-only: the user's file is never written
-            document = tomllib.load(handle)
+    try:                                         # read-only, a regular file of bounded size: never written
+        document = tomllib.loads(read_regular_file(path, MAX_USER_CATALOG_BYTES).decode("utf-8"))
     except FileNotFoundError:
         return
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        warnings.append(f"{shown}: the file cannot be read as TOML ({error}); it is ignored "
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, MemoryError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or "nested too deeply"
+        if isinstance(error, RecursionError):
+            reason = "nested too deeply"
+        warnings.append(f"{shown}: this file cannot be used ({shorten(reason, 120)}); it is ignored "
                         "and only the built-in catalogue is used.")
         return
     for table_name, table in document.items():
         if table_name not in _USER_TABLES or not isinstance(table, dict):
-            warnings.append(f"{shown}: {table_name!r} is not read; a user catalogue holds only "
+            warnings.append(f"{shown}: {_q(table_name)} is not read; a user catalogue holds only "
                             "[gpus.<id>] and [models.<id>] tables.")
             continue
         seen: dict = {}
@@ -173,7 +138,7 @@ def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
                 entry = _BUILDERS[table_name](entry_id, raw, origin=str(path),
                                               default_source=f"your catalogue file {shown}")
             except _EntryError as error:
-                warnings.append(f"{shown}: {_KIND[table_name]} {raw_id!r}: {error}; entry skipped.")
+                warnings.append(f"{shown}: {_KIND[table_name]} {_q(raw_id)}: {error}; entry skipped.")
                 key = normalise_id(raw_id)
                 if key and key not in seen and key not in tables[table_name]:
                     skipped[table_name][key] = (shown, str(error))
@@ -196,7 +161,7 @@ def _checked_id(raw_id: str, seen: dict) -> str:
     if not entry_id:
         raise _EntryError("its id is empty; an id is a short name such as h800")
     if entry_id in seen:
-        raise _EntryError(f"its id matches {entry_id!r} defined above (ids ignore case)")
+        raise _EntryError(f"its id matches {_q(entry_id)} defined above (ids ignore case)")
     return entry_id
 
 
@@ -207,21 +172,39 @@ class _EntryError(Exception):
 
 
 def _problem(name: str, problem: str) -> _EntryError:
-    return _EntryError(f"field {name} {problem}")
+    return _EntryError(f"field {shorten(name)} {problem}")
+
+
+def _q(value: object) -> str:
+    """A value from the file as a warning quotes it: its repr, at most a line's worth."""
+    return shorten(repr(value))
 
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _positive_number(raw: dict, name: str, required: bool = True) -> float:
+def _in_range(name: str, value: float, range_name: str | None = None) -> None:
+    low, high, _ = PHYSICAL_RANGES[range_name or name]
+    if not low <= value <= high:
+        raise _problem(name, f"must be {physical_range_text(range_name or name)}, got {shown_value(value, quoted=True)}")
+
+
+def _positive_number(raw: dict, name: str, required: bool = True, range_name: str | None = None,
+                     label: str | None = None) -> float:
+    if label is not None:           # a field of a sub-table: "flops.fp16"
+        try:
+            return _positive_number(raw, name, required, range_name)
+        except _EntryError as error:
+            raise _EntryError(str(error).replace(f"field {name} ", f"field {label} ", 1)) from None
     if name not in raw:
         if required:
             raise _problem(name, "is missing; it must be a positive number")
         return 0.0
     value = raw[name]
     if not _is_number(value) or value <= 0:
-        raise _problem(name, f"must be a positive number, got {value!r}")
+        raise _problem(name, f"must be a positive number, got {shown_value(value, quoted=True)}")
+    _in_range(name, value, range_name)
     return float(value)
 
 
@@ -233,7 +216,9 @@ def _count(raw: dict, name: str, required: bool = True, minimum: int = 1) -> int
         return 0
     value = raw[name]
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _problem(name, f"must be {wanted}, got {value!r}")
+        raise _problem(name, f"must be {wanted}, got {shown_value(value, quoted=True)}")
+    if value or minimum:
+        _in_range(name, value)
     return value
 
 
@@ -244,7 +229,7 @@ def _text(raw: dict, name: str, required: bool = True, default: str = "") -> str
         return default
     value = raw[name]
     if not isinstance(value, str) or (required and not value.strip()):
-        raise _problem(name, f"must be non-empty text, got {value!r}")
+        raise _problem(name, f"must be non-empty text, got {_q(value)}")
     return value
 
 
@@ -252,13 +237,13 @@ def _flag(raw: dict, name: str) -> bool:
     if name not in raw:
         raise _problem(name, "is missing; it must be true or false")
     if not isinstance(raw[name], bool):
-        raise _problem(name, f"must be true or false, got {raw[name]!r}")
+        raise _problem(name, f"must be true or false, got {_q(raw[name])}")
     return raw[name]
 
 
 def _only_known_fields(raw: object, allowed: tuple[str, ...]) -> dict:
     if not isinstance(raw, dict):
-        raise _EntryError(f"must be a table of fields, got {raw!r}")
+        raise _EntryError(f"must be a table of fields, got {_q(raw)}")
     unknown = [name for name in raw if name not in allowed]
     if unknown:
         raise _problem(unknown[0], f"is not a catalogue field; allowed fields: {', '.join(allowed)}")
@@ -268,12 +253,12 @@ def _only_known_fields(raw: object, allowed: tuple[str, ...]) -> dict:
 def _sources(raw: dict, allowed: set[str]) -> dict[str, str]:
     table = raw.get("sources", {})
     if not isinstance(table, dict):
-        raise _problem("sources", f"must be a table of field = source text, got {table!r}")
+        raise _problem("sources", f"must be a table of field = source text, got {_q(table)}")
     for name, text in table.items():
         if name not in allowed:
             raise _problem(f"sources.{name}", "names no field of this entry")
         if not isinstance(text, str) or not text.strip():
-            raise _problem(f"sources.{name}", f"must be non-empty text, got {text!r}")
+            raise _problem(f"sources.{name}", f"must be non-empty text, got {_q(text)}")
     return dict(table)
 
 
@@ -290,10 +275,10 @@ def _topology(raw: dict) -> tuple[str, int]:
     topology = raw.get("interconnect_topology", "switch")
     if topology not in INTERCONNECT_TOPOLOGIES:
         raise _problem("interconnect_topology",
-                       f"must be one of {', '.join(INTERCONNECT_TOPOLOGIES)}, got {topology!r}")
+                       f"must be one of {', '.join(INTERCONNECT_TOPOLOGIES)}, got {_q(topology)}")
     links = _count(raw, "interconnect_links", required=topology == "mesh")
     if topology != "mesh" and links:
-        raise _problem("interconnect_links", f"applies only to a mesh interconnect, not to {topology!r}")
+        raise _problem("interconnect_links", f"applies only to a mesh interconnect, not to {_q(topology)}")
     return topology, links
 
 
@@ -302,16 +287,17 @@ def _gpu(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Gp
     numbers = {name: _positive_number(raw, name) for name in _GPU_NUMBERS}
     flops_table = raw.get("flops")
     if not isinstance(flops_table, dict):
-        raise _problem("flops", f"must be a table of dense peaks such as fp16 = 989.4e12, got {flops_table!r}")
+        raise _problem("flops", f"must be a table of dense peaks such as fp16 = 989.4e12, got {_q(flops_table)}")
     for key in flops_table:
         if key not in COMPUTE_PRECISIONS:
             raise _problem(f"flops.{key}", f"is not a precision; allowed: {', '.join(COMPUTE_PRECISIONS)}")
     if "fp16" not in flops_table:
         raise _problem("flops.fp16", "is missing; every GPU needs its dense FP16 peak")
-    flops = {key: _positive_number(flops_table, key) for key in COMPUTE_PRECISIONS if key in flops_table}
+    flops = {key: _positive_number(flops_table, key, range_name="flops", label=f"flops.{key}")
+             for key in COMPUTE_PRECISIONS if key in flops_table}
     estimated = raw.get("estimated", [])
     if not isinstance(estimated, list) or any(name not in _GPU_FIELDS for name in estimated):
-        raise _problem("estimated", f"must be a list of this entry's field names, got {estimated!r}")
+        raise _problem("estimated", f"must be a list of this entry's field names, got {_q(estimated)}")
     allowed_sources = set(_GPU_FIELDS) | {f"flops.{key}" for key in COMPUTE_PRECISIONS}
     topology, links = _topology(raw)
     return Gpu(
@@ -329,7 +315,8 @@ _MODEL_SIZES = ("layers", "hidden_size", "attention_heads", "kv_heads", "head_di
 _MOE_COUNTS = ("experts", "experts_per_token", "expert_intermediate_size", "shared_experts", "dense_layers")
 _MLA_COUNTS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
 _MODEL_FIELDS = ("name", *_MODEL_SIZES, "tied_embeddings", "published_parameters",
-                 "published_active_parameters", *_MOE_COUNTS, *_MLA_COUNTS, "source", "sources", "notes")
+                 "published_active_parameters", "max_context_tokens", *_MOE_COUNTS, *_MLA_COUNTS,
+                 "source", "sources", "notes")
 
 
 def _model(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Model:
@@ -353,6 +340,7 @@ def _model(entry_id: str, raw: Any, origin: str, default_source: str | None) -> 
         id=entry_id, name=_text(raw, "name"), source=_text(raw, "source", default=default_source or ""),
         tied_embeddings=_flag(raw, "tied_embeddings"), published_parameters=total,
         published_active_parameters=active, notes=_text(raw, "notes", required=False),
+        max_context_tokens=_count(raw, "max_context_tokens", required=False),
         sources=_sources(raw, set(_MODEL_FIELDS)), origin=origin, **sizes, **moe, **mla,
     )
 
@@ -390,7 +378,7 @@ def _precision(entry_id: str, raw: Any, origin: str, default_source: str | None)
     raw = _only_known_fields(raw, _PRECISION_FIELDS)
     compute = _text(raw, "compute_precision")
     if compute not in COMPUTE_PRECISIONS:
-        raise _problem("compute_precision", f"must be one of {', '.join(COMPUTE_PRECISIONS)}, got {compute!r}")
+        raise _problem("compute_precision", f"must be one of {', '.join(COMPUTE_PRECISIONS)}, got {_q(compute)}")
     return Precision(id=entry_id, name=_text(raw, "name"), bytes_per_value=_positive_number(raw, "bytes_per_value"),
                      compute_precision=compute, source=_text(raw, "source", default=default_source or ""))
 

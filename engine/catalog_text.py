@@ -8,17 +8,12 @@ becomes text through ``engine.units``. ``engine.catalog`` re-exports
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING
 
-from engine.catalog_types import Gpu, Model, Precision
+from engine.catalog_types import Catalog, Gpu, Model, Precision
 from engine.tokens import tokenizers_as_json, tokenizers_as_text
 from engine.units import (
     format_bandwidth, format_bytes, format_count, format_flops, format_ops, format_parameters, format_value_size,
 )
-
-if TYPE_CHECKING:
-    from engine.catalog import Catalog
-
 
 def catalog_as_json(catalog: Catalog) -> dict:
     """Everything in the catalogue as JSON-ready data (SI units), entries in catalogue order."""

@@ -1,13 +1,21 @@
 """What a catalogue entry is: GPUs, models, precisions, with their sources.
 
-Plain frozen dataclasses; loading and validation live in ``engine.catalog``.
+Plain frozen dataclasses, and the ``Catalog`` that holds them and looks ids up;
+loading and validation live in ``engine.catalog``, the listing in
+``engine.catalog_text`` (both import this module; neither imports the other's
+module back, so there is no import circle).
 Every number is in SI units (bytes, bytes per second, FLOP per second).
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
+from typing import Callable, TypeVar
 
-from engine.errors import InputError
+from engine.errors import InputError, refusal
+from engine.units import (
+    format_bandwidth, format_bytes, format_count, format_flops, format_parameters, format_value_size,
+)
 
 # How a GPU's interconnect joins GPUs (see ``engine.parallel``):
 #   switch: every GPU reaches every other at the full figure (NVSwitch, or PCIe through the host);
@@ -32,6 +40,46 @@ FLOPS_FALLBACK: dict[str, tuple[str, ...]] = {
     "int8": ("int8", "fp16"),
     "int4": ("int4", "int8", "fp16"),
 }
+
+
+# The physical range of every catalogue number: (smallest, largest, the unit's format function).
+# Wide enough for any real part, narrow enough that no product of them overflows, underflows
+# or makes a frame's work unbounded; a user's entry outside it is skipped with the range named.
+PHYSICAL_RANGES: dict[str, tuple[float, float, Callable[[float], str]]] = {
+    "memory_bytes": (1e9, 1e14, format_bytes),
+    "memory_bandwidth_bytes_per_second": (1e9, 1e15, format_bandwidth),
+    "interconnect_bytes_per_second": (1e8, 1e15, format_bandwidth),
+    "pcie_bytes_per_second": (1e8, 1e15, format_bandwidth),
+    "flops": (1e11, 1e18, format_flops),
+    "interconnect_links": (1, 64, format_count),
+    "layers": (1, 1_000, format_count),
+    "hidden_size": (1, 1_000_000, format_count),
+    "attention_heads": (1, 10_000, format_count),
+    "kv_heads": (1, 10_000, format_count),
+    "head_dim": (1, 10_000, format_count),
+    "intermediate_size": (1, 10_000_000, format_count),
+    "vocab_size": (1, 10_000_000, format_count),
+    "experts": (0, 100_000, format_count),
+    "experts_per_token": (0, 100_000, format_count),
+    "expert_intermediate_size": (0, 10_000_000, format_count),
+    "shared_experts": (0, 1_000, format_count),
+    "dense_layers": (0, 1_000, format_count),
+    "q_lora_rank": (0, 1_000_000, format_count),
+    "kv_lora_rank": (0, 1_000_000, format_count),
+    "qk_nope_head_dim": (0, 10_000, format_count),
+    "qk_rope_head_dim": (0, 10_000, format_count),
+    "v_head_dim": (0, 10_000, format_count),
+    "published_parameters": (1e3, 1e15, format_parameters),
+    "published_active_parameters": (1e3, 1e15, format_parameters),
+    "max_context_tokens": (1, 1_000_000_000, format_count),
+    "bytes_per_value": (0.0625, 8, format_value_size),
+}
+
+
+def physical_range_text(name: str) -> str:
+    """The range of field ``name`` as a sentence says it: "between 1 GB/s and 1 PB/s"."""
+    low, high, shown = PHYSICAL_RANGES[name]
+    return f"between {shown(low)} and {shown(high)}"
 
 
 @dataclass(frozen=True)
@@ -112,6 +160,7 @@ class Model:
     v_head_dim: int = 0
     notes: str = ""
     published_active_parameters: float = 0.0   # MoE: parameters used per token, from the model card (0 = dense)
+    max_context_tokens: int = 0     # max_position_embeddings: the longest prompt plus output (0 = not given)
     sources: dict[str, str] = field(default_factory=dict)   # field name -> source, where it differs
     origin: str = "built-in"        # "built-in", or the path of the user's catalogue file
 
@@ -122,3 +171,50 @@ class Model:
     @property
     def uses_mla(self) -> bool:
         return self.kv_lora_rank > 0
+
+
+Entry = TypeVar("Entry", Gpu, Model, Precision)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    gpus: dict[str, Gpu]
+    models: dict[str, Model]
+    precisions: dict[str, Precision]
+    warnings: list[str] = field(default_factory=list)   # problems found in the user's file
+    # Entries of the user's file that were skipped: table ("gpus", "models") -> id -> (file as shown, reason).
+    skipped: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+
+    def gpu(self, gpu_id: str) -> Gpu:
+        return _lookup(self.gpus, gpu_id, "GPU", self.skipped.get("gpus", {}))
+
+    def model(self, model_id: str) -> Model:
+        return _lookup(self.models, model_id, "model", self.skipped.get("models", {}))
+
+    def precision(self, precision_id: str) -> Precision:
+        return _lookup(self.precisions, precision_id, "precision")
+
+
+def normalise_id(text: str) -> str:
+    """The form ids are stored and matched in: "H100 SXM" -> "h100-sxm"."""
+    return "-".join(text.strip().lower().replace("_", " ").split())
+
+
+def _lookup(table: dict[str, Entry], wanted: object, kind: str,
+            skipped: dict[str, tuple[str, str]] | None = None) -> Entry:
+    if not isinstance(wanted, str):
+        raise refusal("catalog.not_text", {"kind": kind, "got": wanted, "known": list(table)})
+    key = normalise_id(wanted)
+    if key in table:
+        return table[key]
+    for entry in table.values():        # "NVIDIA H800 SXM5" finds h800 too
+        if normalise_id(entry.name) == key:
+            return entry
+    if skipped and key in skipped:      # the user's file tried to define it: say why it is missing
+        shown, reason = skipped[key]
+        raise refusal("catalog.skipped", {"kind": kind, "got": wanted, "file": shown, "reason": reason,
+                                          "known": list(table)})
+    starting = [entry_id for entry_id in table if entry_id.startswith(key)]     # "h100" -> h100-sxm, h100-pcie
+    similar = difflib.get_close_matches(key, list(table), n=3, cutoff=0.6)
+    close = list(dict.fromkeys(starting + similar))[:3]
+    raise refusal("catalog.unknown", {"kind": kind, "got": wanted, "close": close, "known": list(table)})

@@ -15,22 +15,30 @@ command line (the built-in catalogue) and a test catalogue in tests.
 
 Bad input never shows a traceback: the one sentence of the ``InputError``
 (or of the option that could not be read) goes to stderr and the exit status is 2.
+Only argparse's public API: a ``type=`` function raises ``ArgumentTypeError`` with
+our sentence and records it, and ``error`` prints it (argparse's English is never
+read); an option without its value gets ``_NO_VALUE`` and its own sentence. A full
+disk on standard output, or standard input closed, is one sentence too. Echoes are
+bounded (``engine.errors.shorten``); control characters reach no terminal raw.
 """
 from __future__ import annotations
 
 import argparse
-import os
+import errno
 import json
 import math
-import re
+import os
 import sys
 from typing import Callable
 
-from engine.errors import InputError
+from engine.errors import InputError, shorten
+from engine.config_dir import FileTooBig, NotRegularFile, read_regular_file
 from engine.scenario import PRICE_ALLOWED, WHOLE_NUMBER_FIELDS, Scenario, allowed_whole_number
 from engine.units import format_count, format_hex_byte
 
 EXIT_BAD_INPUT = 2
+EXIT_CANNOT_WRITE = 1
+_FLAGS = {"--json", "--list", "-h", "--help", "--"}      # options that take no value
 _DEFAULTS = Scenario()
 
 
@@ -39,26 +47,48 @@ class _BadUsage(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that reports problems as one sentence instead of usage text and exit."""
+    """An ArgumentParser that reports problems as one sentence instead of usage text and exit.
 
-    def _commands(self) -> list[str]:
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                return list(action.choices)
-        return []
+    ``refused`` holds the sentences this parser's type functions refused values with;
+    ``value_options`` the options that take a value, with what each one allows.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, allow_abbrev=False, **kwargs)
+        self.refused: list[str] = []
+        self.value_options: dict[str, str] = {}
+
+    def value_option(self, name: str, allowed: str, **kwargs) -> None:
+        """An option that takes one value; given without one, ``parse_command`` says what it takes."""
+        self.value_options[name] = allowed
+        self.add_argument(name, **kwargs)
+
+    def refuse(self, sentence: str) -> argparse.ArgumentTypeError:
+        """For a type function: remember ``sentence`` (``error`` prints it) and return the error to raise."""
+        self.refused.append(sentence)
+        return argparse.ArgumentTypeError(sentence)
 
     def error(self, message: str):
-        own = re.match(r"argument [^:]+: (--\S+ .*)$", message)
-        if own:                                  # a sentence from one of our type functions
-            raise _BadUsage(own.group(1))
-        unknown = re.match(r"argument COMMAND: invalid choice: (\S+)", message)
-        if unknown:
-            raise _BadUsage(f"Unknown command {unknown.group(1)}; choose one of: {', '.join(self._commands())}.")
+        if self.refused:                         # a value one of our type functions refused: its own sentence
+            raise _BadUsage(self.refused[-1])
         sentence = message[:1].upper() + message[1:]
-        raise _BadUsage(f"{sentence.rstrip('.')}; see '{self.prog} --help'.")
+        raise _BadUsage(f"{shorten(sentence.rstrip('.'), 200)}; see '{self.prog} --help'.")
+
+    def parse_command(self, argv: list[str]) -> argparse.Namespace:
+        """The options of ``argv``, or ``_BadUsage`` naming the first one that cannot be used."""
+        argv = _attach_dash_values(argv, self.value_options)
+        for here, after in zip(argv, [*argv[1:], None]):     # an option whose value is missing, read by us
+            if here in self.value_options and (after is None or after.split("=")[0] in {*self.value_options, *_FLAGS}):
+                raise _BadUsage(f"{here} needs a value after it: {self.value_options[here]}.")
+        args, extra = self.parse_known_args(argv)
+        if extra:
+            kind = "option" if extra[0].startswith("-") else "word"
+            raise _BadUsage(f"Unknown {kind} {shorten(repr(extra[0]))} for '{self.prog}'; "
+                            f"see '{self.prog} --help'.")
+        return args
 
 
-def _number_option(option: str, field: str) -> Callable[[str], int | float]:
+def _number_option(parser: _Parser, option: str, field: str) -> Callable[[str], int | float]:
     """A type function for ``option``: text -> the number it spells, or one sentence naming what is allowed.
 
     Whole-number fields keep every digit ("99999999999999999999999" stays exact, so
@@ -77,7 +107,7 @@ def _number_option(option: str, field: str) -> Callable[[str], int | float]:
         except ValueError:
             value = math.nan
         if not math.isfinite(value) or (whole and not value.is_integer()):
-            raise argparse.ArgumentTypeError(f"{option} must be {allowed}; got {text!r}.")
+            raise parser.refuse(f"{option} must be {allowed}; got {shorten(repr(text))}.")
         return int(value) if whole else value
     return parse
 
@@ -101,22 +131,25 @@ def catalog_with_warnings(catalog=None):
 def add_report_command(commands) -> None:
     p = commands.add_parser("report", help="compute memory, roofline, timing and cost of one scenario",
                             description="Compute memory, roofline, timing and cost of one inference scenario.")
-    p.add_argument("--gpu", default=_DEFAULTS.gpu, help="GPU id (default: %(default)s)")
-    p.add_argument("--model", default=_DEFAULTS.model, help="model id (default: %(default)s)")
-    p.add_argument("--weights", default=_DEFAULTS.weights, help="weight precision id (default: %(default)s)")
-    p.add_argument("--kv", default=_DEFAULTS.kv, help="KV cache precision id (default: %(default)s)")
-    p.add_argument("--gpus", type=_number_option("--gpus", "gpus"), default=_DEFAULTS.gpus,
-                   help="GPUs in the tensor-parallel group (default: %(default)s)")
-    p.add_argument("--batch", type=_number_option("--batch", "batch"), default=_DEFAULTS.batch,
-                   help="sequences decoded together (default: %(default)s)")
-    p.add_argument("--prompt", type=_number_option("--prompt", "prompt_tokens"), default=_DEFAULTS.prompt_tokens,
-                   help="prompt tokens per sequence (default: %(default)s)")
-    p.add_argument("--output", type=_number_option("--output", "output_tokens"), default=_DEFAULTS.output_tokens,
-                   help="output tokens per sequence (default: %(default)s)")
-    p.add_argument("--mode", default=_DEFAULTS.mode,
+    p.value_option("--gpu", "a GPU id such as h800", default=_DEFAULTS.gpu, help="GPU id (default: %(default)s)")
+    p.value_option("--model", "a model id such as llama-3.1-70b", default=_DEFAULTS.model,
+                   help="model id (default: %(default)s)")
+    p.value_option("--weights", "a precision id such as fp16", default=_DEFAULTS.weights,
+                   help="weight precision id (default: %(default)s)")
+    p.value_option("--kv", "a precision id such as fp16", default=_DEFAULTS.kv,
+                   help="KV cache precision id (default: %(default)s)")
+    for option, field, default, text in (
+            ("--gpus", "gpus", _DEFAULTS.gpus, "GPUs in the tensor-parallel group"),
+            ("--batch", "batch", _DEFAULTS.batch, "sequences decoded together"),
+            ("--prompt", "prompt_tokens", _DEFAULTS.prompt_tokens, "prompt tokens per sequence"),
+            ("--output", "output_tokens", _DEFAULTS.output_tokens, "output tokens per sequence"),
+            ("--usd-per-gpu-hour", "usd_per_gpu_hour", _DEFAULTS.usd_per_gpu_hour,
+             "rental price of one GPU for an hour, US dollars")):
+        allowed = allowed_whole_number(field) if field in WHOLE_NUMBER_FIELDS else PRICE_ALLOWED
+        p.value_option(option, allowed, type=_number_option(p, option, field), default=default,
+                       help=f"{text} (default: %(default)s)")
+    p.value_option("--mode", "'ideal' or 'realistic'", default=_DEFAULTS.mode,
                    help="'ideal' (pure roofline at 100%% of peak) or 'realistic' (default: %(default)s)")
-    p.add_argument("--usd-per-gpu-hour", type=_number_option("--usd-per-gpu-hour", "usd_per_gpu_hour"), default=_DEFAULTS.usd_per_gpu_hour,
-                   help="rental price of one GPU for an hour, US dollars (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print the report as JSON (SI units)")
     p.set_defaults(run=run_report)
 
@@ -132,13 +165,24 @@ def run_report(args: argparse.Namespace, catalog=None) -> int:
         usd_per_gpu_hour=args.usd_per_gpu_hour, mode=args.mode), catalog)
     report = report_for(scenario, gpu, model, weights, kv)
     if args.json:
-        print(json.dumps(report.to_json_dict(), indent=2, allow_nan=False))
+        print(json.dumps(_finite(report.to_json_dict()), indent=2, allow_nan=False))
     else:
-        print(report_as_text(scenario, report, gpu, model, weights, kv))
+        print(_terminal_text(report_as_text(scenario, report, gpu, model, weights, kv)))
     return 0
 
 
 # ----------------------------------------------------------------------------- catalog
+
+def _finite(value):
+    """JSON-ready data with every number that is not finite written as null (JSON has no infinity)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
 
 def add_catalog_command(commands) -> None:
     p = commands.add_parser("catalog", help="list GPUs, models, precisions and tokenizers with their sources",
@@ -152,10 +196,10 @@ def run_catalog(args: argparse.Namespace, catalog=None) -> int:
 
     catalog = catalog_with_warnings(catalog)
     if args.json:
-        print(json.dumps(catalog_as_json(catalog), indent=2, ensure_ascii=False))
+        print(json.dumps(_finite(catalog_as_json(catalog)), indent=2, ensure_ascii=False, allow_nan=False))
     else:
         text = catalog_as_text(catalog)
-        print(text, end="" if text.endswith("\n") else "\n")
+        print(_terminal_text(text), end="" if text.endswith("\n") else "\n")
     return 0
 
 
@@ -166,8 +210,10 @@ def add_tokens_command(commands) -> None:
                             description="Cut text into tokens with a real tokenizer (vocabularies ship with "
                                         "the app; nothing is downloaded).")
     p.add_argument("text", nargs="?", metavar="TEXT", help="the text to cut (or use --file)")
-    p.add_argument("--tokenizer", metavar="ID", help="tokenizer id, see --list (e.g. qwen2.5, llama-3, o200k_base)")
-    p.add_argument("--file", metavar="PATH", help="read the text from a UTF-8 file; '-' reads standard input")
+    p.value_option("--tokenizer", "a tokenizer id such as qwen2.5 (see --list)", metavar="ID",
+                   help="tokenizer id, see --list (e.g. qwen2.5, llama-3, o200k_base)")
+    p.value_option("--file", "the path of a UTF-8 text file, or - for standard input", metavar="PATH",
+                   help="read the text from a UTF-8 file; '-' reads standard input")
     p.add_argument("--list", action="store_true", help="list the tokenizers with their sources")
     p.add_argument("--json", action="store_true", help="print JSON: {tokenizer, count, ids, pieces}")
     p.set_defaults(run=run_tokens)
@@ -190,7 +236,7 @@ def run_tokens(args: argparse.Namespace, catalog=None) -> int:
         raise _BadUsage("Give the text either as TEXT or with --file, not both.")
     if args.text is None and args.file is None:
         raise _BadUsage("Give the text to cut as TEXT, or with --file PATH ('-' for standard input).")
-    text = args.text if args.file is None else _read_text_file(args.file)
+    text = _argument_text(args.text) if args.file is None else _read_text_file(args.file)
     result = tokenize(args.tokenizer, text)
     if args.json:
         print(json.dumps(result.to_json_dict(), ensure_ascii=False))
@@ -201,25 +247,43 @@ def run_tokens(args: argparse.Namespace, catalog=None) -> int:
     return 0
 
 
+def _argument_text(text: str) -> str:
+    """TEXT as typed; bytes that are not UTF-8 (Python keeps them as lone surrogates) are named as bytes."""
+    try:
+        data = os.fsencode(text)
+    except UnicodeEncodeError:          # a lone surrogate passed from Python: the engine names it
+        return text
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _BadUsage(f"TEXT is not UTF-8 text (byte {format_hex_byte(data[error.start])} at offset "
+                        f"{format_count(error.start)}); type it in a UTF-8 terminal or use --file.") from None
+
+
 def _read_text_file(path: str) -> str:
     """The UTF-8 text of ``path`` ('-': standard input), or one sentence saying why it cannot be read."""
     from engine.tokens import MAX_TEXT_BYTES
 
-    shown = "standard input" if path == "-" else repr(path)
+    shown = "standard input" if path == "-" else shorten(repr(path))
     try:
         if path == "-":
+            if sys.stdin is None:            # started with standard input closed (<&-)
+                raise _BadUsage("--file -: standard input is closed; give the text as TEXT or --file PATH.")
             data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
         else:
-            with open(path, "rb") as stream:
-                data = stream.read(MAX_TEXT_BYTES + 1)
+            data = read_regular_file(path, MAX_TEXT_BYTES)
     except FileNotFoundError:
         raise _BadUsage(f"--file {shown}: no such file.") from None
     except IsADirectoryError:
         raise _BadUsage(f"--file {shown} is a folder; give a text file.") from None
+    except NotRegularFile as error:
+        raise _BadUsage(f"--file {shown} is {error.kind}, not a file; give a text file.") from None
+    except FileTooBig:
+        data = None
     except (OSError, ValueError) as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise _BadUsage(f"--file {shown} cannot be read: {reason}.") from None
-    if len(data) > MAX_TEXT_BYTES:
+    if data is None or len(data) > MAX_TEXT_BYTES:
         limit = format_count(MAX_TEXT_BYTES)
         raise _BadUsage(f"--file {shown} holds more than {limit} bytes; "
                         f"at most {limit} bytes of text can be cut at once.")
@@ -230,9 +294,13 @@ def _read_text_file(path: str) -> str:
                         f"{format_count(error.start)}); save it as UTF-8.") from None
 
 
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _visible(piece: str) -> str:
-    """A piece with line breaks and tabs shown as \\n, \\r, \\t so that one token stays on one line."""
-    return piece.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    """A piece with line breaks, tabs and every other control character shown escaped (\\n, \\x1b,
+    \\u202e), so that one token stays on one line and no pasted text can drive the terminal."""
+    return "".join(_ESCAPES.get(c) or (c if c.isprintable() else repr(c)[1:-1]) for c in piece)
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -240,60 +308,88 @@ def _visible(piece: str) -> str:
 COMMANDS = (add_report_command, add_catalog_command, add_tokens_command)
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Commands:
+    """What ``add_<name>_command`` adds its parser to: one ``_Parser`` per command, listed in the help."""
+
+    def __init__(self, listing):
+        self._listing = listing
+        self.parsers: dict[str, _Parser] = {}
+
+    def add_parser(self, name: str, **kwargs) -> _Parser:
+        parser = self._listing.add_parser(name, **kwargs)
+        self.parsers[name] = parser
+        return parser
+
+
+def build_parser() -> tuple[_Parser, _Commands]:
+    """The top-level parser (its help lists the commands) and each command's own parser."""
     parser = _Parser(prog="python -m engine",
                      description="The physics of LLM inference: memory, roofline, timing and cost.")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands = _Commands(parser.add_subparsers(title="commands", metavar="COMMAND"))
     for add in COMMANDS:
         add(commands)
-    return parser
+    return parser, commands
 
 
 def main(argv: list[str] | None = None, catalog=None) -> int:
-    """Run one subcommand; 0 on success, 2 with one sentence on stderr for bad input."""
-    parser = build_parser()
+    """Run one subcommand; 0 on success, 2 with one sentence on stderr for bad input,
+    1 with one sentence when standard output cannot be written (a full disk)."""
+    parser, commands = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = parser.parse_args(_attach_dash_values(argv, parser))
-        if not hasattr(args, "run"):
-            raise _BadUsage(f"Choose a command: {', '.join(parser._commands())}; "
-                            f"see 'python -m engine --help'.")
-        return args.run(args, catalog)
+        if argv[:1] in (["-h"], ["--help"]):
+            parser.print_help()
+        else:
+            names = ", ".join(commands.parsers)
+            if not argv or argv[0].startswith("-"):
+                raise _BadUsage(f"Choose a command: {names}; see 'python -m engine --help'.")
+            if argv[0] not in commands.parsers:
+                raise _BadUsage(f"Unknown command {shorten(repr(argv[0]))}; choose one of: {names}.")
+            args = commands.parsers[argv[0]].parse_command(argv[1:])
+            code = args.run(args, catalog)
+            if code:
+                return code
+        if sys.stdout is not None:
+            sys.stdout.flush()             # a full disk shows here, not in the interpreter's last flush
+        return 0
     except (InputError, _BadUsage) as error:
         print(_printable(str(error)), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        # The reader went away (``... | head``): nothing more to say, and no traceback.
-        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError:                # the reader went away (``... | head``): nothing more to say
+        _silence_stdout()
         return 0
+    except OSError as error:               # standard output on a full disk (``> /dev/full``), a dead terminal
+        _silence_stdout()
+        reason = error.strerror or os.strerror(error.errno or errno.EIO)
+        print(f"The output cannot be written: {reason}.", file=sys.stderr)
+        return EXIT_CANNOT_WRITE
 
 
-def _value_options(parser: argparse.ArgumentParser) -> set[str]:
-    """Every option string, in the parser and its subcommands, that takes one value."""
-    found: set[str] = set()
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found |= _value_options(sub)
-        elif action.option_strings and action.nargs is None:
-            found.update(action.option_strings)
-    return found
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
-def _attach_dash_values(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+def _attach_dash_values(argv: list[str], takes_value) -> list[str]:
     """``--prompt -1e5`` -> ``--prompt=-1e5``: argparse would take "-1e5" or "-inf" for an option
-    and answer "expected one argument"; attached, the value reaches the type function, whose
+    and give the option no value; attached, the value reaches the type function, whose
     sentence names it. A following word that is itself an option is left alone."""
-    takes_value = _value_options(parser)
-    known = takes_value | {"--json", "-h", "--help", "--"}
+    known = set(takes_value) | _FLAGS
     out: list[str] = []
     for arg in argv:
-        if out and out[-1] in takes_value and arg.startswith("-") and arg.split("=")[0] not in known:
+        if out and out[-1] in takes_value and arg.startswith("-") and arg != "-" and arg.split("=")[0] not in known:
             out[-1] = f"{out[-1]}={arg}"
         else:
             out.append(arg)
     return out
+
+
+def _terminal_text(text: str) -> str:
+    """Lines for a terminal: names from a user's catalogue cannot carry escape sequences into it."""
+    return "\n".join(_printable(line) for line in text.split("\n"))
 
 
 def _printable(sentence: str) -> str:

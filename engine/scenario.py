@@ -4,7 +4,8 @@ A control in the desktop changes a field with ``dataclasses.replace``; the
 engine turns the scenario into a ``Report`` (``engine.compute.compute_report``).
 ``validate_scenario`` checks every field here, and ``compute_report`` checks the
 ids against the catalogue, so every entry point (library, CLI, desktop) gives
-the same one-sentence ``InputError``.
+the same one-sentence ``InputError``, written by ``engine.errors.refusal`` from the
+English text of ``resources/text/errors.toml`` (the one source of its wording).
 
 Allowed ranges (chosen to cover every real deployment with room to explore,
 and to refuse what is physically meaningless):
@@ -13,7 +14,9 @@ and to refuse what is physically meaningless):
   8-GPU node; 64 leaves room to see communication take over);
 - ``batch``: 1 to 4,096 sequences decoded together;
 - ``prompt_tokens`` and ``output_tokens``: at least 1, and prompt plus output at
-  most 10,000,000 tokens (ten times the longest context of today's models);
+  most 10,000,000 tokens (ten times the longest context of today's models), and
+  at most the model's own ``max_context_tokens`` (``check_model_context``, once
+  the model is looked up: 131,072 for Llama 3.1);
 - ``usd_per_gpu_hour``: a finite price from 0 to 10,000 US dollars;
 - ``mode``: ``"ideal"`` or ``"realistic"`` (any case; stored in lower case).
 """
@@ -23,7 +26,7 @@ import math
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
-from engine.errors import InputError
+from engine.errors import refusal
 from engine.units import format_count
 
 MODES = ("ideal", "realistic")
@@ -62,44 +65,34 @@ class Scenario:
     mode: str = "realistic"          # "ideal": pure roofline at 100% of peak; "realistic": documented efficiencies
 
 
-def _shown(value) -> str:
-    """A value as the sentence should show it: big integers with separators."""
-    if isinstance(value, Integral) and not isinstance(value, bool):
-        return format_count(int(value))
-    return repr(value)
-
-
 def _whole_number(value, field: str) -> int:
-    what, low, high, _ = WHOLE_NUMBER_FIELDS[field]
-    allowed = f"{what} must be {allowed_whole_number(field)}"
+    _, low, high, _ = WHOLE_NUMBER_FIELDS[field]
     values = {"field": field, "low": low, "high": high, "got": value}
     if isinstance(value, bool):
-        raise InputError(f"{allowed}; got {value!r}.", "scenario.whole_number", values)
+        raise refusal("scenario.whole_number", values)
     if isinstance(value, Integral):
         number = int(value)
     elif isinstance(value, Real) and math.isfinite(value) and float(value).is_integer():
         number = int(value)
     else:
-        raise InputError(f"{allowed}; got {_shown(value)}.", "scenario.whole_number", values)
+        raise refusal("scenario.whole_number", values)
     if not low <= number <= high:
-        raise InputError(f"{allowed}; got {format_count(number)}.", "scenario.whole_number", {**values, "got": number})
+        raise refusal("scenario.whole_number", {**values, "got": number})
     return number
 
 
 def _identifier(value, field: str, what: str, example: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{what} must be a catalogue id such as {example!r}; got {value!r}.",
-                         "scenario.identifier", {"field": field, "example": example, "got": value})
+        raise refusal("scenario.identifier", {"field": field, "example": example, "got": value})
     return value.strip()
 
 
 def _price(value) -> float:
-    allowed = f"The price per GPU-hour must be {PRICE_ALLOWED}"
     values = {"low": 0, "high": MAX_USD_PER_GPU_HOUR, "got": value}
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise InputError(f"{allowed}; got {value!r}.", "scenario.price", values)
+        raise refusal("scenario.price", values)
     if not 0 <= value <= MAX_USD_PER_GPU_HOUR:
-        raise InputError(f"{allowed}; got {value!r}.", "scenario.price", values)
+        raise refusal("scenario.price", values)
     return float(value)
 
 
@@ -110,8 +103,7 @@ def validate_scenario(scenario: Scenario) -> Scenario:
     are only checked to be text here; ``compute_report`` looks them up.
     """
     if not isinstance(scenario, Scenario):
-        raise InputError(f"Expected a Scenario; got {type(scenario).__name__}.", "scenario.type",
-                         {"got": type(scenario).__name__})
+        raise refusal("scenario.type", {"got": type(scenario).__name__})
     gpu = _identifier(scenario.gpu, "gpu", "The GPU", "h800")
     model = _identifier(scenario.model, "model", "The model", "llama-3.1-70b")
     weights = _identifier(scenario.weights, "weights", "The weight precision", "fp16")
@@ -121,16 +113,12 @@ def validate_scenario(scenario: Scenario) -> Scenario:
     prompt = _whole_number(scenario.prompt_tokens, "prompt_tokens")
     output = _whole_number(scenario.output_tokens, "output_tokens")
     if prompt + output > MAX_CONTEXT_TOKENS:
-        raise InputError(
-            f"Prompt plus output must be at most {format_count(MAX_CONTEXT_TOKENS)} tokens; "
-            f"got {format_count(prompt)} + {format_count(output)} = {format_count(prompt + output)}.",
-            "scenario.context", {"high": MAX_CONTEXT_TOKENS, "prompt": prompt, "output": output,
-                                 "got": prompt + output})
+        raise refusal("scenario.context", {"high": MAX_CONTEXT_TOKENS, "prompt": prompt, "output": output,
+                                           "got": prompt + output})
     price = _price(scenario.usd_per_gpu_hour)
     mode = scenario.mode.strip().lower() if isinstance(scenario.mode, str) else None
     if mode not in MODES:
-        raise InputError(f"The mode must be 'ideal' or 'realistic'; got {scenario.mode!r}.", "scenario.mode",
-                         {"allowed": MODES, "got": scenario.mode})
+        raise refusal("scenario.mode", {"allowed": MODES, "got": scenario.mode})
     checked = (gpu, model, weights, kv, gpus, batch, prompt, output, price, mode)
     current = (scenario.gpu, scenario.model, scenario.weights, scenario.kv, scenario.gpus,
                scenario.batch, scenario.prompt_tokens, scenario.output_tokens, scenario.usd_per_gpu_hour,
@@ -139,3 +127,12 @@ def validate_scenario(scenario: Scenario) -> Scenario:
         return scenario
     return replace(scenario, gpu=gpu, model=model, weights=weights, kv=kv, gpus=gpus, batch=batch,
                    prompt_tokens=prompt, output_tokens=output, usd_per_gpu_hour=price, mode=mode)
+
+
+def check_model_context(scenario: Scenario, model) -> None:
+    """Refuse a prompt plus output longer than ``model`` was built to read (its ``max_context_tokens``)."""
+    longest = getattr(model, "max_context_tokens", 0)
+    total = scenario.prompt_tokens + scenario.output_tokens
+    if longest and total > longest:
+        raise refusal("model.context", {"model": model.name, "high": longest, "prompt": scenario.prompt_tokens,
+                                        "output": scenario.output_tokens, "got": total})

@@ -28,7 +28,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from engine.errors import InputError
+from engine.errors import InputError, shorten
 from engine.tokenizer_registry import TOKENIZERS, TokenizerInfo
 from engine.tokenizer_vocab import forget_loaded, vocabulary
 from engine.units import format_bytes, format_count
@@ -70,7 +70,7 @@ def tokenizer_info(tokenizer_id: object) -> TokenizerInfo:
     """The tokenizer with this id or alias; unknown -> InputError naming close matches."""
     known = ", ".join(info.id for info in TOKENIZERS)
     if not isinstance(tokenizer_id, str):
-        raise InputError(f"A tokenizer id must be text, got {tokenizer_id!r}. Known tokenizers: {known}.",
+        raise InputError(f"A tokenizer id must be text, got {shorten(repr(tokenizer_id))}. Known tokenizers: {known}.",
                          "tokens.not_text", {"got": tokenizer_id, "known": [info.id for info in TOKENIZERS]})
     found = _BY_KEY.get(_key(tokenizer_id))
     if found is not None:
@@ -80,7 +80,7 @@ def tokenizer_info(tokenizer_id: object) -> TokenizerInfo:
     similar = [_BY_KEY[name].id for name in difflib.get_close_matches(key, list(_BY_KEY), n=3, cutoff=0.6)]
     close = list(dict.fromkeys(starting + similar))[:3]
     hint = f"; close matches: {', '.join(close)}" if close else ""
-    raise InputError(f"Unknown tokenizer {tokenizer_id!r}{hint}. Known tokenizers: {known}.", "tokens.unknown",
+    raise InputError(f"Unknown tokenizer {shorten(repr(tokenizer_id))}{hint}. Known tokenizers: {known}.", "tokens.unknown",
                      {"got": tokenizer_id, "close": close, "known": [info.id for info in TOKENIZERS]})
 
 

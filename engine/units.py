@@ -91,9 +91,19 @@ def format_percent(share: float, digits: int = 3) -> str:
     return f"{_significant(share * 100, digits)}%"
 
 
+MAX_COUNT_DIGITS = 24      # a count with more digits is shown as "1.23e+30": no echo floods a line
+
+
 def format_count(n: float) -> str:
-    """131072 -> "131,072"."""
-    return f"{int(round(n)):,}"
+    """131072 -> "131,072"; beyond ``MAX_COUNT_DIGITS`` digits, or not finite, in scientific notation."""
+    if isinstance(n, float) and not math.isfinite(n):
+        return str(n)
+    if abs(n) < 10 ** MAX_COUNT_DIGITS:
+        return f"{int(round(n)):,}"
+    try:
+        return f"{float(n):.3g}"
+    except OverflowError:                      # an integer beyond the largest float
+        return f"{'-' if n < 0 else ''}1e+{int(abs(int(n)).bit_length() * math.log10(2))}"
 
 
 def format_value_size(bytes_per_value: float) -> str:

@@ -14,8 +14,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from desktop.scene import Scene
 
+# The DESIGN.md numbers a scene may have: six seed sections and the summary. A scene's one identity.
+SCENE_NUMBERS = range(1, 8)
+
 SCENE_MODULES = [
     "desktop.scenes.gpu_waits",
+    "desktop.scenes.model_memory",
+    "desktop.scenes.one_token",
+    "desktop.scenes.prefill_decode",
+    "desktop.scenes.kv_cache",
+    "desktop.scenes.tokens",
     "desktop.scenes.summary",
 ]
 
@@ -33,8 +41,9 @@ def scene_classes() -> tuple[type["Scene"], ...]:
     if len(set(numbers)) != len(numbers) or len(set(keys)) != len(keys):
         raise ValueError(f"scene numbers and keys must be unique, got {numbers} and {keys}")
     for cls in classes:
-        if not 1 <= cls.number <= 7 or not cls.build_names:
-            raise ValueError(f"{cls.__name__} needs a number in 1..7 and at least one build")
+        if cls.number not in SCENE_NUMBERS or not cls.build_names:
+            raise ValueError(f"{cls.__name__} needs a number in {SCENE_NUMBERS.start}..{SCENE_NUMBERS.stop - 1} "
+                             "and at least one build")
     return tuple(sorted(classes, key=lambda cls: cls.number))
 
 

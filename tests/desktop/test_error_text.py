@@ -181,3 +181,19 @@ def test_catalogue_warnings_at_start_up_lead_with_a_chinese_sentence(qapp, tmp_p
     assert all(note.startswith("你的 GPU/模型目录文件") and warning in note
                for note, warning in zip(catalogue_notes, warnings))
     assert "你的 GPU/模型目录文件" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fields", [
+    {"batch": 5000}, {"batch": 2.5}, {"gpu": " "}, {"usd_per_gpu_hour": -1.0}, {"mode": "fast"},
+    {"prompt_tokens": 10_000_000, "output_tokens": 1}, {"model": "llama-3.1-8b", "gpus": 3},
+    {"model": "qwen2.5-7b", "gpus": 14}, {"model": "llama-2-13b", "gpus": 5}, {"gpu": "h900"}, {"gpu": 42},
+    {"model": "llama-3.1-8b", "prompt_tokens": 200_000}, {"gpu": "x" * 100_000},
+])
+def test_the_apps_english_is_the_engines_sentence_word_for_word(fields):
+    """One English source: errors.toml's en text is what the engine prints and what the app shows."""
+    from engine import Scenario, compute_report
+    with pytest.raises(InputError) as caught:
+        compute_report(Scenario(**fields))
+    error = caught.value
+    assert error.code and error_text(Language("en"), error) == str(error)
+    assert HAN.search(error_text(Language("zh"), error))

@@ -164,3 +164,22 @@ def test_a_chinese_unit_is_never_split_after_its_slash():
     widths = range(250, 700, 3)
     assert any(end.endswith("FLOP/") for w in widths for end in line_ends(text, w))       # the problem is real
     assert not any(end.endswith("FLOP/") for w in widths for end in line_ends(keep_units_whole(text), w))
+
+
+def test_the_handout_is_real_text_with_every_number_and_the_notes(qapp, tmp_path):
+    """pdftotext gets back the digits (a CJK font first loses them) and the speaker notes of each build."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("pdftotext") is None:
+        import pytest
+        pytest.skip("pdftotext (poppler-utils) is not installed; .ci/run installs it")
+    done = subprocess.run([sys.executable, "-m", "desktop", "--export", str(tmp_path), "--lang", "zh",
+                           "--scene", "7"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    text = subprocess.run(["pdftotext", str(tmp_path / "handout.pdf"), "-"], capture_output=True,
+                          text=True, timeout=60).stdout
+    for number in ("141 GB", "320 KiB", "80 GB", "3600"):
+        assert number in text, number
+    assert "N(N+1)/2" in text                 # a formula from the notes, not only the captions

@@ -39,3 +39,18 @@ def test_quitting_the_loop_without_closing_the_window_still_saves(make_window, t
     window.store.update(batch=8)
     window.close()
     assert settings_store.load().settings.scenario.batch == 8
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+def test_closing_the_terminal_sighup_quits_the_normal_way_like_sigterm(qtbot):
+    """Closing the terminal sends SIGHUP; its default would kill the app without saving the settings."""
+    before = signal.getsignal(signal.SIGHUP)
+    asked = []
+    watcher = QuitOnSignals(lambda: asked.append(True))
+    try:
+        os.kill(os.getpid(), signal.SIGHUP)
+        qtbot.waitUntil(lambda: asked == [True])
+        assert watcher.received == [signal.SIGHUP]
+    finally:
+        watcher.uninstall()
+    assert signal.getsignal(signal.SIGHUP) == before

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from desktop import settings as store
+from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.settings import Settings
 from engine import Scenario
 
@@ -65,15 +66,24 @@ def test_a_nonsense_value_is_reset_to_its_default_and_named(path, field, value):
             assert getattr(loaded.settings, name) == kept
 
 
-@pytest.mark.parametrize("scenario", [
-    {"gpu": "no-such-gpu"}, {"gpu": 7}, {"batch": "eight"}, {"batch": 0}, {"prompt_tokens": -5},
-    {"usd_per_gpu_hour": "cheap"}, {"gpus": 2.5}, "h800", [1, 2],
+@pytest.mark.parametrize("scenario, field", [
+    ({"gpu": "no-such-gpu"}, "gpu"), ({"gpu": 7}, "gpu"), ({"batch": "eight"}, "batch"), ({"batch": 0}, "batch"),
+    ({"prompt_tokens": -5}, "prompt_tokens"), ({"usd_per_gpu_hour": "cheap"}, "usd_per_gpu_hour"),
+    ({"gpus": 2.5}, "gpus"),
 ])
-def test_a_scenario_the_engine_refuses_is_replaced_by_the_default(path, scenario):
+def test_a_scenario_field_the_engine_refuses_is_replaced_by_its_default_alone(path, scenario, field):
+    path.write_text(json.dumps({"scenario": {**scenario, "output_tokens": 700}}), encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.reset_fields == [f"scenario.{field}"]
+    assert getattr(loaded.settings.scenario, field) == getattr(DEFAULT_SCENARIO, field)
+    assert loaded.settings.scenario.output_tokens == 700          # the rest is kept
+
+
+@pytest.mark.parametrize("scenario", ["h800", [1, 2]])
+def test_a_scenario_that_is_no_table_is_replaced_by_the_default(path, scenario):
     path.write_text(json.dumps({"scenario": scenario}), encoding="utf-8")
     loaded = store.load(path)
-    assert loaded.reset_fields == ["scenario"]
-    assert loaded.settings.scenario == Scenario()
+    assert loaded.reset_fields == ["scenario"] and loaded.settings.scenario == DEFAULT_SCENARIO
 
 
 def test_an_integer_price_is_accepted_as_a_price(path):
@@ -93,8 +103,9 @@ def test_saving_where_it_cannot_write_returns_the_reason(tmp_path):
 def test_a_saved_gpu_count_the_model_cannot_be_split_over_is_replaced_by_the_default(path, model, gpus):
     path.write_text(json.dumps({"scenario": {"model": model, "gpus": gpus}, "theme": "dark"}), encoding="utf-8")
     loaded = store.load(path)
-    assert loaded.reset_fields == ["scenario"]
-    assert loaded.settings.scenario == Scenario() and loaded.settings.theme == "dark"
+    assert loaded.reset_fields == ["scenario.gpus"] and loaded.reasons["scenario.gpus"].code.startswith("parallel.")
+    assert loaded.settings.scenario == replace(DEFAULT_SCENARIO, model=model, gpus=DEFAULT_SCENARIO.gpus)
+    assert loaded.settings.theme == "dark"
 
 
 def test_the_reset_scenario_is_named_in_one_start_up_line(path, qapp):

@@ -86,7 +86,7 @@ def test_a_user_entry_with_a_builtin_id_replaces_it_in_place(tmp_path):
     (lambda t: t.replace("memory_bytes", "memroy_bytes"), "memroy_bytes", "is not a catalogue field"),
     (lambda t: t.replace("fp16 = 200e12", "fp9 = 200e12"), "flops.fp9", "is not a precision"),
     (lambda t: t.replace("fp16 = 200e12\n", ""), "flops.fp16", "is missing"),
-    (lambda t: t.replace("fp8 = 400e12", "fp8 = 0"), "fp8", "must be a positive number, got 0"),
+    (lambda t: t.replace("fp8 = 400e12", "fp8 = 0"), "flops.fp8", "must be a positive number, got 0"),
     (lambda t: t.replace('name = "My GPU"', "name = 3"), "name", "must be non-empty text, got 3"),
 ])
 def test_a_malformed_gpu_is_skipped_with_a_sentence_naming_file_entry_and_field(tmp_path, edit, field, problem):
@@ -140,7 +140,7 @@ def test_an_unparseable_file_gives_one_warning_and_the_builtins_load(tmp_path):
     path = write(tmp_path, "[gpus.mygpu\nname = ")
     catalog = load_catalog(user_file=path)
     [warning] = catalog.warnings
-    assert warning.startswith(f"{path}: the file cannot be read as TOML")
+    assert warning.startswith(f"{path}: this file cannot be used")
     assert "ignored" in warning
     assert len(catalog.gpus) == 13 and len(catalog.models) == 11
 

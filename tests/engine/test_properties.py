@@ -27,12 +27,13 @@ def _all_finite(value) -> bool:
 @st.composite
 def scenarios(draw):
     model = draw(st.sampled_from(MODEL_IDS))
-    prompt = draw(st.integers(1, MAX_CONTEXT_TOKENS - 1))
+    longest = min(MAX_CONTEXT_TOKENS, CATALOG.model(model).max_context_tokens or MAX_CONTEXT_TOKENS)
+    prompt = draw(st.integers(1, longest - 1))
     return Scenario(
         gpu=draw(st.sampled_from(GPU_IDS)), model=model,
         weights=draw(st.sampled_from(PRECISION_IDS)), kv=draw(st.sampled_from(PRECISION_IDS)),
         gpus=draw(st.sampled_from(allowed_gpu_counts(CATALOG.model(model)))), batch=draw(st.integers(1, MAX_BATCH)),
-        prompt_tokens=prompt, output_tokens=draw(st.integers(1, MAX_CONTEXT_TOKENS - prompt)),
+        prompt_tokens=prompt, output_tokens=draw(st.integers(1, longest - prompt)),
         usd_per_gpu_hour=draw(st.floats(0, 10_000)), mode=draw(st.sampled_from(MODES)))
 
 

@@ -38,12 +38,12 @@ def test_the_hypothetical_note_comes_right_before_the_timings():
 
 
 def test_kv_too_big_names_the_total_and_the_shortfall_and_keeps_the_useful_limits():
-    # 16 GB of weights fit an 80 GB A100; 500,500 tokens of KV (66 GB) do not fit beside them.
-    text = text_of(gpu="a100-80gb", model="llama-3.1-8b", prompt_tokens=500_000, output_tokens=500)
+    # 16 GB of weights fit an 80 GB A100; 4 x 125,125 tokens of KV (66 GB) do not fit beside them.
+    text = text_of(gpu="a100-80gb", model="llama-3.1-8b", batch=4, prompt_tokens=125_000, output_tokens=125)
     [line] = [line for line in lines_of(text) if "does not fit" in line]
     assert "everything together needs 83.4 GB of 80 GB per GPU (short by 3.44 GB)" in line
-    assert "longest context that fits  474,247 tokens per sequence at batch 1" in text   # still useful: > 0
-    assert "most sequences" not in text                                                # 0 sequences: left out
+    assert "longest context that fits  118,558 tokens per sequence at batch 4" in text   # still useful: > 0
+    assert "most sequences             3 of 125,125 tokens" in text                     # fewer than asked
     assert NOTE in text
 
 
