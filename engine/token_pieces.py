@@ -46,7 +46,7 @@ _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 def hex_bytes(data: bytes) -> str:
     """Bytes as a person reads them in a dump: b"\\xe6\\x9d" -> "E6 9D"."""
-    return " ".join(f"{byte:02X}" for byte in data)
+    return data.hex(" ").upper()
 
 
 class PieceSegment(NamedTuple):

@@ -1,0 +1,367 @@
+"""The decode stepper: the context so far, one model pass fed by a belt of weights, the new token joining in.
+
+Draws the ``DecodeStepperState`` it is handed (``widgets.decode_stepper_state``).
+``set_state`` lays the picture out once (``widgets.decode_stepper_layout``);
+``set_progress`` (0..1 of the current pass, from the scene clock) only moves
+the belt and the new token, so a frame of playback costs little. At progress 1
+(and whenever the model did not run at this build) the picture is at rest: the
+new token in its place in the context.
+
+Colour never carries meaning alone: prompt tokens are plain, answer tokens
+bold, the tokens entering the model have a thick outline, bytes of a cut
+character a dashed box with the character beneath, tokens not made yet a
+dashed tile with "?".
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from widgets.decode_stepper_layout import Layout, TileBox, layout
+from widgets.decode_stepper_state import DecodeStepperState
+from widgets.text_fit import DrawnText, FittedText, TextMeasure
+from widgets.theme import Theme
+from widgets.transition import smoothstep
+
+BELT_PHASE_END = 0.6          # of a pass: the weights cross the belt
+TOKEN_APPEARS = 0.45          # the new token shows in the output slot
+BLOCKS_ON_BELT = 5            # weight blocks visible on the belt at once
+BLOCKS_PER_PASS = 8           # block spacings the belt moves in one pass
+TILE_PICTURES_KEPT = 400      # tile pictures cached (a few tokenizers' worth of tiles in both languages)
+TILE_LINE_MAX_PX = 2.0        # a tile's base border at most (the outline of a token entering is twice that)
+
+
+def _alpha(color: QColor, alpha: float) -> QColor:
+    c = QColor(color)
+    c.setAlphaF(alpha)
+    return c
+
+
+def _blend(color: QColor, background: QColor, alpha: float) -> QColor:
+    """``color`` at ``alpha`` over ``background``, as one opaque colour."""
+    return QColor.fromRgbF(*(alpha * c + (1 - alpha) * b for c, b in
+                             zip(color.getRgbF()[:3], background.getRgbF()[:3])))
+
+
+class DecodeStepper(QWidget):
+    """Draws a ``DecodeStepperState``; holds no physics."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._theme = theme
+        self._state: DecodeStepperState | None = None
+        self._progress = 1.0
+        self._measure = TextMeasure()
+        self._layout: Layout | None = None
+        self._layout_key: tuple | None = None
+        self._drawn: list[DrawnText] = []
+        self._still: QPixmap | None = None
+        self._still_key: tuple | None = None
+        self._drawn_still: list[DrawnText] = []
+        self._tile_pictures: dict[tuple, QPixmap] = {}
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(160, 120)
+
+    # -- what a scene drives -------------------------------------------------------------------
+    @property
+    def state(self) -> DecodeStepperState | None:
+        return self._state
+
+    @property
+    def progress(self) -> float:
+        return self._progress
+
+    def set_state(self, state: DecodeStepperState, progress: float = 1.0) -> None:
+        progress = max(0.0, min(1.0, progress))
+        if state == self._state and progress == self._progress:
+            return
+        self._state = state
+        self._progress = progress
+        self.update()
+
+    def set_progress(self, progress: float) -> None:
+        """Where the current pass is, 0..1 (1: at rest). Moves only the belt and the new token."""
+        progress = max(0.0, min(1.0, progress))
+        if progress != self._progress:
+            was_flying = self._progress >= TOKEN_APPEARS
+            self._progress = progress
+            if self.isVisible():
+                self.update(self._moving_region(full=was_flying or progress >= TOKEN_APPEARS))
+
+    def _moving_region(self, full: bool):
+        """What a frame of a pass changes: the belt and the model box; everything while the token flies."""
+        placed = self.current_layout()
+        if full or placed is None or self._state.picture != "pass":
+            return self.rect()
+        return placed.belt.united(placed.model).adjusted(-2, -2, 2, 2).toAlignedRect()
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self._layout_key = None
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(900, 600)
+
+    def drawn_texts(self) -> list[DrawnText]:
+        """Every text the last paint drew (key, text, px, rect)."""
+        return list(self._drawn)
+
+    def current_layout(self) -> Layout | None:
+        if self._state is None:
+            return None
+        key = (self._state, self.width(), self.height(), self._theme.text_floor_px)
+        if key != self._layout_key:
+            self._layout = layout(self._measure, self._state, self.width(), self.height(),
+                                  int(round(self._theme.text_floor_px)))
+            self._layout_key = key
+        return self._layout
+
+    # -- painting ----------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        """The still parts come from a picture cached per layout (and per whether the new token is on its way);
+        a frame of a pass draws only the belt's blocks, the model's progress and the flying token over it."""
+        placed = self.current_layout()
+        painter = QPainter(self)
+        if placed is None:
+            painter.fillRect(self.rect(), self._theme.color("background"))
+            self._drawn = []
+            return
+        key = (self._layout_key, self.devicePixelRatioF())
+        if key != self._still_key:
+            self._still = self._paint_still(placed)
+            self._still_key = key
+        painter.drawPixmap(0, 0, self._still)
+        self._drawn = list(self._drawn_still)
+        if self._state.picture == "pass":
+            self._paint_moving(painter, placed)
+
+    def _paint_still(self, placed: Layout) -> QPixmap:
+        ratio = self.devicePixelRatioF()
+        still = QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
+        still.setDevicePixelRatio(ratio)
+        still.fill(self._theme.color("background"))
+        painter = QPainter(still)
+        # square tiles and counters, drawn without antialiasing: crisp, and a third of the cost of a still
+        self._drawn = []
+        for key in ("banner", "context"):
+            self._text(painter, key, placed.labels.get(key))
+        if self._state.picture == "compare":
+            self._paint_compare(painter, placed)
+        else:
+            self._paint_pass(painter, placed)
+        painter.end()
+        self._drawn_still = self._drawn
+        return still
+
+    def _text(self, painter: QPainter, key: str, fitted: FittedText | None, role: str = "text") -> None:
+        if fitted is None:
+            return
+        painter.setPen(self._theme.color(role))
+        fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
+        self._drawn.append(DrawnText(key, "\n".join(fitted.lines), float(fitted.px), QRectF(fitted.rect)))
+
+    def _moving(self) -> bool:
+        return self._state.model_busy and self._progress < 1.0
+
+    def _paint_pass(self, painter: QPainter, placed: Layout) -> None:
+        """Everything but the moving parts and the new token (drawn over it, on its way or in its place)."""
+        theme, state = self._theme, self._state
+        self._paint_seen_frame(painter, placed)
+        for tile in placed.tiles:
+            if tile.index == state.new_tile:
+                continue
+            self._paint_tile(painter, tile)
+        self._paint_machine(painter, placed)
+        for key, rect, fitted in placed.counters:
+            painter.setPen(QPen(theme.color("muted"), max(1.0, theme.line_width / 2)))
+            painter.setBrush(theme.color("surface"))
+            painter.drawRect(rect)
+            self._text(painter, f"counter.{key}", fitted)
+
+    def _paint_moving(self, painter: QPainter, placed: Layout) -> None:
+        """The belt's blocks, the model's progress while the weights cross, the new token on its way."""
+        theme, state = self._theme, self._state
+        belt = placed.belt
+        spacing = belt.width() / BLOCKS_ON_BELT
+        travel = min(1.0, self._progress / BELT_PHASE_END) * BLOCKS_PER_PASS if self._moving() else 0.0
+        shift = (travel % 1.0) * spacing
+        block = QRectF(0, 0, spacing * 0.55, belt.height() * 0.6)
+        painter.setPen(QPen(theme.color("memory"), max(1.0, theme.line_width / 2)))
+        painter.setBrush(_alpha(theme.color("memory"), 0.55))
+        painter.save()
+        painter.setClipRect(belt)
+        for n in range(-1, BLOCKS_ON_BELT + 1):
+            block.moveCenter(QPointF(belt.left() + (n + 0.5) * spacing + shift, belt.center().y()))
+            painter.drawRect(block)
+        painter.restore()
+        if self._moving() and self._progress < BELT_PHASE_END:
+            bar = QRectF(placed.model.left() + 2, placed.model.bottom() - 8,
+                         (placed.model.width() - 4) * self._progress / BELT_PHASE_END, 6)
+            painter.fillRect(bar, theme.color("compute"))
+        target = next((t for t in placed.tiles if t.index == state.new_tile), None)
+        flying = self._moving()
+        if target is None or (flying and self._progress < TOKEN_APPEARS):
+            return
+        if not flying:
+            self._paint_tile(painter, target)
+            return
+        start = QPointF(placed.output.center().x() - target.rect.width() / 2,
+                        placed.output.center().y() - target.rect.height() / 2)
+        p = smoothstep((self._progress - BELT_PHASE_END) / (1.0 - BELT_PHASE_END))
+        painter.save()
+        painter.translate((start - target.rect.topLeft()) * (1.0 - p))
+        self._paint_tile(painter, target, record=False)
+        painter.restore()
+
+    def _paint_seen_frame(self, painter: QPainter, placed: Layout) -> None:
+        """Where tokens not made yet are shown: a frame around what the model sees."""
+        tiles = [t for t in placed.tiles if t.index < 0 or self._state.tiles[t.index].role != "future"]
+        if len(tiles) == len(placed.tiles) or not tiles:
+            return
+        rows: dict[float, QRectF] = {}          # one frame per row of tiles, around the seen ones only
+        for tile in tiles:
+            top = round(tile.rect.top(), 1)
+            rows[top] = rows[top].united(tile.rect) if top in rows else QRectF(tile.rect)
+        pen = QPen(self._theme.color("accent"), self._theme.line_width, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(_alpha(self._theme.color("accent"), 0.06))
+        pad = 3.0
+        for area in rows.values():
+            painter.drawRoundedRect(area.adjusted(-pad, -pad, pad, pad), 6, 6)
+
+    def _paint_tile(self, painter: QPainter, tile: TileBox, record: bool = True) -> None:
+        """A tile from its own small picture, drawn once per look and reused (a pass changes two or three)."""
+        look = self._tile_look(tile)
+        margin = math.ceil(look[1] / 2) + 1
+        key = (look, tuple((p.text.lines, p.text.px, p.text.bold, p.partial, p.sub.lines if p.sub else None,
+                            p.rect.left() - tile.rect.left(), p.rect.width()) for p in tile.parts),
+               tile.rect.width(), tile.rect.height(), self.devicePixelRatioF())
+        picture = self._tile_pictures.get(key)
+        if picture is None:
+            if len(self._tile_pictures) > TILE_PICTURES_KEPT:
+                self._tile_pictures.clear()
+            picture = self._tile_pictures[key] = self._draw_tile(tile, look, margin)
+        painter.drawPixmap(QPointF(tile.rect.left() - margin, tile.rect.top() - margin), picture)
+        if record:
+            for part in tile.parts:
+                self._drawn.append(DrawnText(f"tile.{tile.index}", part.text.lines[0], float(part.text.px),
+                                             QRectF(part.text.rect)))
+                if part.sub is not None:
+                    self._drawn.append(DrawnText(f"tile.{tile.index}.part_of", part.sub.lines[0],
+                                                 float(part.sub.px), QRectF(part.sub.rect)))
+
+    def _tile_look(self, tile: TileBox) -> tuple:
+        """(role, border width, border colour, fill): what a tile's frame shows."""
+        theme, state = self._theme, self._state
+        role = state.tiles[tile.index].role if tile.index >= 0 else "prompt"
+        enters = tile.index >= 0 and state.tiles[tile.index].enters
+        new = tile.index == state.new_tile and tile.index >= 0
+        background = theme.color("background")       # fills blended onto it beforehand: opaque fills paint fastest
+        fill = {"prompt": theme.color("surface"), "answer": _blend(theme.color("accent"), background, 0.14),
+                "end": _blend(theme.color("compute"), background, 0.14), "future": background}[role]
+        # a tile's border stays thin beside its text even in the projector theme's thick lines
+        width = min(theme.line_width, TILE_LINE_MAX_PX) * (2.0 if enters or new else 0.75)
+        # what goes in: the accent; what came out: the model box's colour (the labels name both as well)
+        color = theme.color("compute") if new else theme.color("accent") if enters else theme.color("muted")
+        return role, width, color.name(), fill.name(), theme.id, theme.text, theme.muted, theme.warning
+
+    def _draw_tile(self, tile: TileBox, look: tuple, margin: int) -> QPixmap:
+        theme = self._theme
+        role, width, color, fill = look[:4]
+        ratio = self.devicePixelRatioF()
+        picture = QPixmap(math.ceil((tile.rect.width() + 2 * margin) * ratio),
+                          math.ceil((tile.rect.height() + 2 * margin) * ratio))
+        picture.setDevicePixelRatio(ratio)
+        picture.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(picture)
+        painter.translate(margin - tile.rect.left(), margin - tile.rect.top())
+        style = Qt.PenStyle.DashLine if role == "future" else Qt.PenStyle.SolidLine
+        painter.setPen(QPen(QColor(color), width, style))
+        painter.setBrush(QColor(fill))
+        painter.drawRect(tile.rect)
+        for part in tile.parts:
+            if part.partial:
+                painter.setPen(QPen(theme.color("warning"), max(1.0, theme.line_width * 0.75), Qt.PenStyle.DashLine))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(part.rect)
+            text_role = "muted" if role == "future" else ("warning" if part.partial else "text")
+            painter.setPen(theme.color(text_role))
+            part.text.paint(painter, self._measure.font(part.text.px, part.text.bold))
+            if part.sub is not None:
+                painter.setPen(theme.color("muted"))
+                part.sub.paint(painter, self._measure.font(part.sub.px, False))
+        painter.end()
+        return picture
+
+    def _paint_machine(self, painter: QPainter, placed: Layout) -> None:
+        """Square boxes with opaque fills (the cheapest to paint again at every pass); arrows antialiased."""
+        theme = self._theme
+        line_w = theme.line_width
+        background = theme.color("background")
+        for rect, role, alpha in ((placed.warehouse, "memory", 0.15), (placed.belt, "muted", 0.12),
+                                  (placed.model, "compute", 0.12)):
+            painter.setPen(QPen(theme.color(role), line_w))
+            painter.setBrush(_blend(theme.color(role), background, alpha))
+            painter.drawRect(rect)
+        painter.setPen(QPen(theme.color("muted"), max(1.0, line_w * 0.75), Qt.PenStyle.DashLine))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(placed.output)
+        # arrows: the context into the model, the model to the output slot
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QPen(theme.color("text"), line_w))
+        top = QPointF(placed.input_x, placed.context.bottom())
+        self._arrow(painter, top, QPointF(top.x(), placed.model.top()))
+        self._arrow(painter, QPointF(placed.model.right(), placed.output.center().y()),
+                    QPointF(placed.output.left(), placed.output.center().y()))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for key in ("memory", "model", "input", "belt", "output"):
+            self._text(painter, key, placed.labels.get(key))
+
+    def _arrow(self, painter: QPainter, start: QPointF, end: QPointF) -> None:
+        painter.drawLine(start, end)
+        size = max(6.0, self._theme.line_width * 4)
+        direction = end - start
+        length = max(1e-6, (direction.x() ** 2 + direction.y() ** 2) ** 0.5)
+        ux, uy = direction.x() / length, direction.y() / length
+        left = QPointF(end.x() - size * ux + size * 0.5 * uy, end.y() - size * uy - size * 0.5 * ux)
+        right = QPointF(end.x() - size * ux - size * 0.5 * uy, end.y() - size * uy + size * 0.5 * ux)
+        painter.drawLine(end, left)
+        painter.drawLine(end, right)
+
+    def _paint_compare(self, painter: QPainter, placed: Layout) -> None:
+        theme = self._theme
+        for n, row in enumerate(placed.rows):
+            self._text(painter, f"row{n}.title", row["title"])
+            for tile in row["tiles"]:
+                self._paint_row_tile(painter, tile, self._state.rows[n].inputs, f"row{n}.in")
+            for tile in row["output"]:
+                self._paint_row_tile(painter, tile, (self._state.rows[n].output,), f"row{n}.out")
+            painter.setPen(QPen(theme.color("compute"), theme.line_width))
+            painter.setBrush(_alpha(theme.color("compute"), 0.1))
+            painter.drawRoundedRect(row["model"], 8, 8)
+            painter.setPen(QPen(theme.color("text"), theme.line_width))
+            mid = row["model"].center().y()
+            self._arrow(painter, QPointF(row["inputs_box"].right(), mid), QPointF(row["model"].left(), mid))
+            if row["output"]:
+                self._arrow(painter, QPointF(row["model"].right(), mid),
+                            QPointF(row["output"][0].rect.left(), mid))
+            self._text(painter, f"row{n}.model", row["model_text"])
+            self._text(painter, f"row{n}.figures", row["figures"])
+
+    def _paint_row_tile(self, painter: QPainter, tile: TileBox, tiles, key: str) -> None:
+        """A compare row's tile: drawn with the pass picture's styles, from that row's own tiles."""
+        saved = self._state
+        self._state = DecodeStepperState(tiles=tuple(tiles), new_tile=-1)
+        try:
+            before = len(self._drawn)
+            self._paint_tile(painter, tile)
+            for n in range(before, len(self._drawn)):
+                drawn = self._drawn[n]
+                self._drawn[n] = DrawnText(drawn.key.replace("tile", key, 1), drawn.text, drawn.px, drawn.rect)
+        finally:
+            self._state = saved
