@@ -1,0 +1,353 @@
+"""Scene 5's model, "the KV cache" (seed 1.5): Qt-free, tested without Qt.
+
+In: the shared scenario and its report (with its resolved model, precisions
+and GPU), what-if reports of the same scenario on 1 to 8 GPUs, the engine's
+context sweep, the build, the playback's position and a ``text(key, **values)``
+callable. Out: the widgets' states and the caption and note values.
+
+Every number is the engine's: the work curves (``engine.kv_cache.
+tokens_processed_without_cache`` / ``..._with_cache``), the factors of the
+bytes per token (``engine.kv_cache.kv_factors``, ``mha_factors``), the KV
+bytes and free memory at every context (``engine.sweep``), the longest context
+that fits and the conversations that fit (``Report.max_context_tokens`` and
+``Report.max_sequences`` of what-ifs). This module only picks, formats and
+arranges them. The memory bar and the sharing table are in ``kv_cache_memory_model``.
+
+The builds follow the seed: the naive cost (work grows as N²), the cache (as
+N), its price (bytes per token, factor by factor, then across designs), how
+that price grows with the context until the card runs out, and how many
+conversations share a card.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from desktop.scenes.kv_cache_memory_model import refused, sharing_state
+from engine import sweep
+from engine.kv_cache import (
+    KvFactors, kv_factors, mha_factors, tokens_processed_with_cache, tokens_processed_without_cache,
+    work_ratio_without_cache,
+)
+from engine.units import format_bytes, format_count, format_number, format_ratio
+from widgets.kv_factors_state import Comparison, Factor, KvFactorsState
+from widgets.kv_growth_plot_state import GrowthMark, KvGrowthState
+from widgets.work_counter_state import WorkCounterState
+
+BUILDS = ("naive", "cache", "bytes", "architectures", "growth", "sharing")
+WORK_BUILDS = (BUILDS.index("naive"), BUILDS.index("cache"))
+FACTOR_BUILDS = (BUILDS.index("bytes"), BUILDS.index("architectures"))
+GROWTH_BUILD = BUILDS.index("growth")
+SHARING_BUILD = BUILDS.index("sharing")
+
+PLAYBACK_TOKENS = 500                 # the seed's N
+TOKENS_PER_SECOND = 100.0             # 500 tokens in 5 s: the counters are read, the curve is watched
+FACTOR_SECONDS = 0.4                  # one factor tile after another
+CONTEXT_PLAY_SECONDS = 6.0            # 1 token to the model's longest context, each decade in the same time
+MARKS = (("2k", "2K", 2048), ("32k", "32K", 32768), ("128k", "128K", 131072))   # the seed's table
+SHARING_CONTEXT_TOKENS = 32768        # the context the sharing build starts at (the seed's middle row)
+FALLBACK_MAX_CONTEXT_TOKENS = 131072  # a model whose catalogue entry gives no longest context
+SHARING_GPU_COUNTS = tuple(range(1, 9))
+REFERENCE_MLA_MODEL = "deepseek-v3"   # the latent-attention row of the comparison
+CURVE_POINTS = 64                     # log-spaced points of the growth curve (plus the marks)
+
+Text = Callable[..., str]
+
+
+# -- work: N² against N ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WorkCurves:
+    naive: tuple[float, ...]          # token computations after n generated tokens, n = 0..PLAYBACK_TOKENS
+    cached: tuple[float, ...]
+
+
+@lru_cache(maxsize=4)
+def work_curves(max_tokens: int = PLAYBACK_TOKENS) -> WorkCurves:
+    n = np.arange(max_tokens + 1, dtype=np.float64)
+    return WorkCurves(tuple(tokens_processed_without_cache(n).tolist()),
+                      tuple(tokens_processed_with_cache(n).tolist()))
+
+
+def tokens_at(seconds: float) -> int:
+    """Tokens generated ``seconds`` after playback started: 1 at once, then ``TOKENS_PER_SECOND``, up to N."""
+    if not math.isfinite(seconds) or seconds < 0:
+        return 1
+    return max(1, min(PLAYBACK_TOKENS, 1 + int(seconds * TOKENS_PER_SECOND)))
+
+
+def work_state(generated_tokens: int, show_cached: bool, text: Text) -> WorkCounterState:
+    curves = work_curves()
+    n = max(0, min(PLAYBACK_TOKENS, int(generated_tokens)))
+    naive, cached = curves.naive[n], curves.cached[n]
+    labels = {
+        "naive_title": text("label.naive_title"),
+        "naive_count": text("label.computations", count=int(naive), value=format_count(naive)),
+        "naive_step": text("label.naive_step", count=n, step=format_count(n)),
+        "recomputed": text("label.recomputed"),
+        "x_axis": text("label.work_x_axis"),
+        "x_end": format_count(PLAYBACK_TOKENS),
+        "y_axis": text("label.work_y_axis"),
+        "naive_line": text("label.naive_line"),
+    }
+    if show_cached:
+        labels.update(
+            cached_title=text("label.cached_title"),
+            cached_count=text("label.computations", count=int(cached), value=format_count(cached)),
+            cached_step=text("label.cached_step", count=max(0, n - 1), read=format_count(max(0, n - 1))),
+            read=text("label.read"),
+            cached_line=text("label.cached_line"),
+            ratio=text("label.ratio", ratio=format_ratio(work_ratio_without_cache(max(n, 1)))),
+        )
+    return WorkCounterState(curves.naive, curves.cached, n, show_cached, labels)
+
+
+# -- bytes per token, factor by factor --------------------------------------------------------------
+def factor_tiles(factors: KvFactors, text: Text) -> tuple[Factor, ...]:
+    """The tiles of ``factors``' product, in the order the formula reads; their values multiply to its bytes."""
+    value_bytes = Factor("bytes", factors.bytes_per_value, format_number(factors.bytes_per_value),
+                         text("label.factor_bytes"))
+    if factors.kind == "mla":
+        per_layer = factors.latent_dim + factors.rope_dim
+        return (
+            Factor("layers", factors.layers, format_count(factors.layers), text("label.factor_layers"), ""),
+            Factor("latent", per_layer, f"{format_count(factors.latent_dim)} + {format_count(factors.rope_dim)}",
+                   text("label.factor_latent")),
+            value_bytes,
+        )
+    heads_name = "label.factor_heads" if factors.kind == "mha" else "label.factor_kv_heads"
+    return (
+        Factor("kv", 2, "2", text("label.factor_kv"), ""),
+        Factor("layers", factors.layers, format_count(factors.layers), text("label.factor_layers")),
+        Factor("kv_heads", factors.kv_heads, format_count(factors.kv_heads), text(heads_name)),
+        Factor("head_dim", factors.head_dim, format_number(factors.head_dim), text("label.factor_head_dim")),
+        value_bytes,
+    )
+
+
+def tile_count(model, kv) -> int:
+    """How many factor tiles the product of ``model``'s bytes per token has."""
+    return 3 if kv_factors(model, kv).kind == "mla" else 5
+
+
+def per_token_text(n_bytes: float) -> str:
+    """Bytes of one token's cache, in binary units as the seed's "320 KB" is (320 KiB)."""
+    return format_bytes(n_bytes, binary=True)
+
+
+@dataclass(frozen=True)
+class Architectures:
+    """The catalogue entries the comparison needs (the view looks them up in ``context.catalog``)."""
+    fp8: object | None           # the FP8 precision, or None when the catalogue lacks it
+    reference_mla: object | None  # DeepSeek-V3's model entry, or None
+
+
+def comparisons(model, kv, entries: Architectures, text: Text) -> tuple[Comparison, ...]:
+    """Rows: the same model with full multi-head attention, the model as it is, with an FP8 cache, and
+    DeepSeek-V3's latent attention; a row equal to the model's own design or precision is left out."""
+    own = kv_factors(model, kv)
+    rows = []
+    if own.kind != "mha":
+        mha = mha_factors(model, kv).bytes_per_token
+        rows.append(Comparison("mha", text("label.row_mha", model=model.name), mha, per_token_text(mha)))
+    rows.append(Comparison("this", text(f"label.row_this_{own.kind}", model=model.name, precision=kv.name),
+                           own.bytes_per_token, per_token_text(own.bytes_per_token), current=True))
+    if entries.fp8 is not None and kv.bytes_per_value != entries.fp8.bytes_per_value:
+        fp8 = kv_factors(model, entries.fp8).bytes_per_token
+        rows.append(Comparison("fp8", text("label.row_fp8", model=model.name, precision=entries.fp8.name),
+                               fp8, per_token_text(fp8)))
+    reference = entries.reference_mla
+    if reference is not None and reference.id != model.id:
+        mla = kv_factors(reference, kv).bytes_per_token
+        rows.append(Comparison("mla", text("label.row_mla", model=reference.name, precision=kv.name),
+                               mla, per_token_text(mla)))
+    return tuple(rows)
+
+
+def factors_state(model, kv, entries: Architectures, revealed: float, compare_reveal: float,
+                  text: Text) -> KvFactorsState:
+    factors = kv_factors(model, kv)
+    return KvFactorsState(
+        factors=factor_tiles(factors, text),
+        result_text=text("label.result", size=per_token_text(factors.bytes_per_token)),
+        revealed=revealed,
+        comparisons=comparisons(model, kv, entries, text) if compare_reveal > 0 else (),
+        compare_reveal=compare_reveal,
+        labels={"title": text(f"label.factors_title_{'mla' if factors.kind == 'mla' else 'kv'}", model=model.name,
+                              precision=kv.name),
+                "compare_title": text("label.compare_title"), "current_mark": text("label.current_mark")},
+    )
+
+
+def factors_revealed(seconds_since_build: float, count: int, animate: bool) -> float:
+    """Tiles shown ``seconds_since_build`` into the bytes build: one per ``FACTOR_SECONDS``, then the result."""
+    if not animate:
+        return count + 1.0
+    # Whole tiles: a tile appears at once, so the picture changes a handful of times, not every frame.
+    return float(max(0, min(count + 1, 1 + math.floor(seconds_since_build / FACTOR_SECONDS))))
+
+
+# -- growth with context -------------------------------------------------------------------------------
+def longest_context(model) -> int:
+    """The model's longest context from the catalogue, or ``FALLBACK_MAX_CONTEXT_TOKENS`` where it gives none."""
+    tokens = int(getattr(model, "max_context_tokens", 0) or 0)
+    return tokens if tokens > 0 else FALLBACK_MAX_CONTEXT_TOKENS
+
+
+@dataclass(frozen=True)
+class ContextSweep:
+    """The engine's sweep of the scenario over every context 1..``max_tokens`` (index = context - 1)."""
+    max_tokens: int
+    kv_bytes: np.ndarray              # whole KV cache of the scenario's batch
+    free_bytes_per_gpu: np.ndarray    # HBM left on each GPU (negative: short by that much)
+
+    def kv_at(self, tokens: float) -> float:
+        return float(self.kv_bytes[self.index(tokens)])
+
+    def free_at(self, tokens: float) -> float:
+        return float(self.free_bytes_per_gpu[self.index(tokens)])
+
+    def index(self, tokens: float) -> int:
+        return max(0, min(self.max_tokens, int(round(tokens)))) - 1 if tokens >= 1 else 0
+
+
+def context_sweep(scenario, catalog, max_tokens: int) -> ContextSweep:
+    contexts = sweep.context_tokens(max_tokens)
+    return ContextSweep(max_tokens, sweep.kv_bytes_for_contexts(scenario, contexts, catalog),
+                        sweep.free_bytes_per_gpu_for_contexts(scenario, contexts, catalog))
+
+
+def context_at(seconds: float, max_tokens: int) -> int:
+    """The context ``seconds`` into the growth playback: from 1 token to ``max_tokens``, evenly in log."""
+    if not math.isfinite(seconds) or seconds <= 0:
+        return 1
+    share = min(1.0, seconds / CONTEXT_PLAY_SECONDS)
+    return max(1, min(max_tokens, int(round(max_tokens ** share))))
+
+
+def curve_contexts(max_tokens: int) -> np.ndarray:
+    points = np.round(np.logspace(0, math.log10(max_tokens), CURVE_POINTS))
+    marks = [tokens for _, _, tokens in MARKS if tokens <= max_tokens]
+    return np.unique(np.concatenate([points, marks, [1, max_tokens]])).astype(np.int64)
+
+
+def x_ticks(max_tokens: int) -> tuple[tuple[float, str], ...]:
+    return tuple((10.0 ** k, format_count(10 ** k)) for k in range(0, int(math.log10(max_tokens)) + 1))
+
+
+def y_ticks(low_bytes: float, high_bytes: float) -> tuple[tuple[float, str], ...]:
+    """Every 2^5 bytes step (1 KiB, 32 KiB, 1 MiB, ...) between ``low`` and ``high``."""
+    ticks = []
+    for power in range(0, 60, 5):
+        value = 2.0 ** power
+        if low_bytes <= value <= high_bytes:
+            ticks.append((value, format_bytes(value, binary=True)))
+    return tuple(ticks)
+
+
+def room_bytes(report) -> float:
+    """The whole KV cache at the longest context that fits: where the curve meets the card's room."""
+    batch = report.scenario.batch if report.scenario is not None else 1
+    return report.kv_bytes_per_token * batch * report.max_context_tokens
+
+
+def growth_state(context: ContextSweep, report, tokens: float, text: Text) -> KvGrowthState:
+    contexts = curve_contexts(context.max_tokens)
+    curve = tuple((float(c), context.kv_at(c)) for c in contexts)
+    marks = tuple(GrowthMark(key, tokens_, context.kv_at(tokens_),
+                             text("label.mark", tokens=name, size=per_token_text(context.kv_at(tokens_))))
+                  for key, name, tokens_ in MARKS if tokens_ <= context.max_tokens)
+    now = max(1, min(context.max_tokens, int(round(tokens))))
+    room = room_bytes(report)
+    scenario = report.scenario
+    batch = scenario.batch if scenario is not None else 1
+    gpus = scenario.gpus if scenario is not None else 1
+    gpu_name = report.gpu.name if report.gpu is not None else ""
+    labels = {
+        "current": text("label.current", tokens=format_count(now), size=per_token_text(context.kv_at(now))),
+        "limit": text("label.limit", tokens=format_count(report.max_context_tokens)) if report.max_context_tokens > 0
+        else text("label.limit_none"),
+        "overflow": text("label.overflow", count=gpus, gpu=gpu_name),
+        "room": text("label.room", size=per_token_text(room)) if room > 0 else "",
+        "x_axis": text("label.growth_x_axis"),
+        "y_axis": text("label.growth_y_axis", count=batch, batch=format_count(batch)),
+    }
+    low = min(b for _, b in curve)
+    high = max([b for _, b in curve] + [room])
+    return KvGrowthState(curve=curve, context_tokens=float(now), context_bytes=context.kv_at(now), marks=marks,
+                         limit_tokens=float(report.max_context_tokens), room_bytes=room,
+                         x_ticks=x_ticks(context.max_tokens), y_ticks=y_ticks(low, high), labels=labels)
+
+
+# -- phases and the values of captions and notes --------------------------------------------------------
+def phase(build: int, report, longest: int, sharing_result) -> str:
+    """Which caption and notes the stage needs: the build's name, or its variant for this scenario."""
+    name = BUILDS[max(0, min(build, len(BUILDS) - 1))]
+    if name == "growth":
+        if report.max_context_tokens <= 0:
+            return "growth_none"
+        if report.max_context_tokens >= longest:
+            return "growth_fits"
+    if name == "sharing" and (sharing_result is None or refused(sharing_result) or sharing_result.max_sequences <= 0):
+        return "sharing_none"
+    return name
+
+
+def formula_text(factors: KvFactors, text: Text) -> str:
+    if factors.kind == "mla":
+        return text("label.formula_mla", layers=format_count(factors.layers), latent=format_count(factors.latent_dim),
+                    rope=format_count(factors.rope_dim), bytes=format_number(factors.bytes_per_value))
+    return text("label.formula_kv", layers=format_count(factors.layers), kv_heads=format_count(factors.kv_heads),
+                head_dim=format_number(factors.head_dim), bytes=format_number(factors.bytes_per_value))
+
+
+def gpus_text(report, text: Text, gpus: int | None = None) -> str:
+    count = gpus if gpus is not None else (report.scenario.gpus if report.scenario is not None else 1)
+    return text("label.gpus_on", count=count, gpus=format_count(count), gpu=report.gpu.name if report.gpu else "")
+
+
+def caption_values(report, entries: Architectures, context: ContextSweep, sharing_results: dict[int, object],
+                   sharing_context: int, text: Text) -> dict[str, str]:
+    """Every placeholder of every caption and note, formatted (computed once per scenario, language or control)."""
+    model, kv = report.model, report.kv_precision
+    factors = kv_factors(model, kv)
+    curves = work_curves()
+    separator = text("label.list_separator")
+    marks = separator.join(text("label.mark_item", tokens=name, size=per_token_text(context.kv_at(tokens)))
+                           for _, name, tokens in MARKS if tokens <= context.max_tokens)
+    rows = sharing_state(sharing_results, 0, sharing_context, 1.0, text).rows
+    table = separator.join(text("label.table_item", gpus=row.name, value=row.value_text) for row in rows)
+    current = sharing_results.get(report.scenario.gpus if report.scenario is not None else 1)
+    sequences = 0 if current is None or refused(current) else current.max_sequences
+    fp8 = kv_factors(model, entries.fp8).bytes_per_token if entries.fp8 is not None else factors.bytes_per_token
+    reference = entries.reference_mla if entries.reference_mla is not None else model
+    return {
+        "n": format_count(PLAYBACK_TOKENS),
+        "naive_total": format_count(curves.naive[-1]),
+        "cached_total": format_count(curves.cached[-1]),
+        "ratio": format_ratio(work_ratio_without_cache(PLAYBACK_TOKENS)),
+        "model": model.name,
+        "precision": kv.name,
+        "formula": formula_text(factors, text),
+        "kv_per_token": per_token_text(report.kv_bytes_per_token),
+        "layers": format_count(factors.layers),
+        "kv_heads": format_count(factors.kv_heads),
+        "heads": format_count(model.attention_heads),
+        "head_dim": format_number(factors.head_dim),
+        "bytes": format_number(factors.bytes_per_value),
+        "mha": per_token_text(mha_factors(model, kv).bytes_per_token),
+        "mla_model": reference.name,
+        "mla": per_token_text(kv_factors(reference, kv).bytes_per_token),
+        "fp8": per_token_text(fp8),
+        "gpus_text": gpus_text(report, text),
+        "limit": format_count(report.max_context_tokens),
+        "max_context": format_count(context.max_tokens),
+        "marks": marks,
+        "room": per_token_text(room_bytes(report)),
+        "context": format_count(sharing_context),
+        "sequences_text": text("label.conversations", count=sequences, value=format_count(sequences)),
+        "table": table,
+    }
