@@ -56,6 +56,21 @@ class SceneContext:
         """The engine's report for a whole ``scenario``, or its refusal."""
         return self.store.what_ifs.report(scenario)
 
+    def crossover_batch(self) -> int | None | InputError:
+        """The smallest batch at which the shared scenario's decode becomes compute-bound (None: never within
+        the allowed batches), or the engine's refusal; cached."""
+        return self.store.what_ifs.crossover_batch(self.store.scenario)
+
+    def context_sweep(self, contexts: tuple[int, ...], **changes):
+        """KV bytes and free bytes per GPU at ``contexts`` (the points a plot draws) for the shared scenario with
+        ``changes`` (``desktop.what_if.ContextSweep``), or the engine's refusal; cached."""
+        import dataclasses
+        try:
+            scenario = dataclasses.replace(self.store.scenario, **changes)
+        except TypeError:
+            return self.store.what_ifs.changed(self.store.scenario, **changes)     # the refusal for a bad field
+        return self.store.what_ifs.context_sweep(scenario, tuple(contexts))
+
     def refusal_text(self, error: InputError) -> str:
         """A refusal as one sentence in the current language."""
         from desktop.error_text import error_text
@@ -81,6 +96,10 @@ class Scene(QWidget):
         self._note: InlineNote | None = None
 
     # -- what the frame reads -------------------------------------------------
+    def text(self, key: str, count: int | None = None, **values) -> str:
+        """This scene's text ``"<scene key>.<key>"`` in the current language (labels, controls, notes)."""
+        return self.context.language.text(f"{self.key}.{key}", count=count, **values)
+
     def title(self) -> str:
         return self.context.language.text(f"{self.key}.title")
 

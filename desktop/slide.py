@@ -7,10 +7,11 @@ the back of a room at 1024x768 and at 4K alike.
 """
 from __future__ import annotations
 
+import math
 import re
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from desktop.theming import palette_for
@@ -104,12 +105,19 @@ class SlideFrame(QWidget):
         self._fit_caption()
 
     def _fit_caption(self) -> None:
-        width = self.caption_label.width()
-        self.caption_label.setMinimumHeight(0)      # QLabel.heightForWidth never answers below its minimum
-        laid_out = self.caption_label.testAttribute(Qt.WidgetAttribute.WA_Resized) or self.isVisible()
-        needed = self.caption_label.heightForWidth(width) if width > 0 and laid_out else 0
-        two_lines = round(2 * self.caption_label.fontMetrics().lineSpacing())
-        self.caption_label.setFixedHeight(max(needed, two_lines))
+        """Whole lines of the caption's font, never fewer than two: the same height for every caption that
+        keeps to its two-line limit, so the stage does not move by a pixel between builds."""
+        label = self.caption_label
+        metrics = QFontMetricsF(label.font())
+        width = label.contentsRect().width()
+        laid_out = label.testAttribute(Qt.WidgetAttribute.WA_Resized) or self.isVisible()
+        lines = 2
+        if width > 0 and laid_out:
+            text_height = metrics.boundingRect(QRectF(0, 0, width, 1e6), Qt.TextFlag.TextWordWrap,
+                                               label.text()).height()
+            lines = max(lines, round(text_height / metrics.lineSpacing()))
+        margins = label.contentsMargins()
+        label.setFixedHeight(math.ceil(lines * metrics.lineSpacing()) + margins.top() + margins.bottom())
 
     def eventFilter(self, watched, event) -> bool:
         # The caption's own width is what its wrapping depends on: measured again whenever the layout gives

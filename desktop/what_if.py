@@ -15,12 +15,27 @@ from __future__ import annotations
 import dataclasses
 from collections import OrderedDict
 
-from engine import InputError, Report, Scenario, compute_report
+from typing import NamedTuple
+
+import numpy as np
+
+from engine import InputError, Report, Scenario, compute_report, sweep
+from engine.compute import decode_crossover_batch
+from engine.errors import refusal
 
 WhatIf = Report | InputError
+
+
+class ContextSweep(NamedTuple):
+    """The engine's memory figures over a range of contexts (one sequence of each length, the scenario's batch)."""
+    contexts: np.ndarray           # tokens per sequence
+    kv_bytes: np.ndarray           # the whole batch's KV cache at each context
+    free_bytes_per_gpu: np.ndarray  # what is left on each GPU at each context (negative: short by that much)
 # Enough for every scene's presets and sweeps (a 16-step batch or context sweep each)
 # across a session's scenarios; a report is a few hundred bytes.
 CACHE_SIZE = 1024
+# A sweep holds three arrays of the contexts a plot draws (a few hundred); a handful of scenarios is plenty.
+SWEEP_CACHE_SIZE = 16
 
 
 def refused(result: WhatIf) -> bool:
@@ -35,6 +50,8 @@ class WhatIfs:
         self.catalog = catalog
         self._cache: OrderedDict[Scenario, WhatIf] = OrderedDict()
         self._cache_size = cache_size
+        self._crossovers: dict[Scenario, int | None | InputError] = {}
+        self._sweeps: dict[tuple[Scenario, tuple[int, ...]], ContextSweep | InputError] = {}
 
     def report(self, scenario: Scenario) -> WhatIf:
         """The engine's report for ``scenario``, or its ``InputError``; never raises."""
@@ -52,8 +69,7 @@ class WhatIfs:
         except (ArithmeticError, ValueError) as failure:
             # The engine promises InputError for bad input; numbers at the edge of a float that slip past
             # the catalogue's ranges are refused here rather than breaking a paint.
-            result = InputError(f"The engine cannot compute this scenario: {failure}.", "engine.arithmetic",
-                                {"detail": str(failure)})
+            result = refusal("engine.arithmetic", {"detail": str(failure)})
         try:
             self._cache[scenario] = result
         except TypeError:
@@ -62,12 +78,36 @@ class WhatIfs:
             self._cache.popitem(last=False)
         return result
 
+    def crossover_batch(self, scenario: Scenario) -> int | None | InputError:
+        """The smallest batch at which ``scenario``'s decode step is compute-bound (None: not within the allowed
+        batches), or the engine's refusal. Cached per scenario apart from its batch."""
+        key = dataclasses.replace(scenario, batch=1)
+        if key not in self._crossovers:
+            try:
+                self._crossovers[key] = decode_crossover_batch(key, self.catalog)
+            except InputError as refusal:
+                self._crossovers[key] = refusal
+        return self._crossovers[key]
+
+    def context_sweep(self, scenario: Scenario, contexts: tuple[int, ...]) -> ContextSweep | InputError:
+        """KV bytes and free bytes per GPU at ``contexts`` (tokens per sequence; the points a plot draws, not
+        every token up to a million), or the engine's refusal. Cached per scenario and contexts."""
+        key = (dataclasses.replace(scenario, prompt_tokens=1, output_tokens=1), tuple(contexts))
+        if key not in self._sweeps:
+            try:
+                contexts = sweep.checked_contexts(key[1])
+                self._sweeps[key] = ContextSweep(contexts, sweep.kv_bytes_for_contexts(key[0], contexts, self.catalog),
+                                                 sweep.free_bytes_per_gpu_for_contexts(key[0], contexts, self.catalog))
+            except InputError as refusal:
+                self._sweeps[key] = refusal
+            if len(self._sweeps) > SWEEP_CACHE_SIZE:
+                self._sweeps.pop(next(iter(self._sweeps)))
+        return self._sweeps[key]
+
     def changed(self, base: Scenario, **changes) -> WhatIf:
         """The report for ``base`` with ``changes`` (fields of ``Scenario``); an unknown field is refused too."""
         try:
             scenario = dataclasses.replace(base, **changes)
         except TypeError:
-            names = ", ".join(sorted(changes))
-            return InputError(f"A what-if may change only scenario fields; got {names}.", "what_if.field",
-                              {"got": names})
+            return refusal("what_if.field", {"got": ", ".join(sorted(changes))})
         return self.report(scenario)

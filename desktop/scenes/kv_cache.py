@@ -315,6 +315,11 @@ class KvCacheScene(Scene):
         for widget in (self._context_label, self.context_slider, self.context_value):
             layout.addWidget(widget)
         layout.addLayout(presets)
+        # The context controls come and go with the builds; the panel (and so the stage) keeps its width.
+        for widget in (self._context_label, self.context_slider, self.context_value, *self.preset_buttons.values()):
+            policy = widget.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            widget.setSizePolicy(policy)
         self.play_button.clicked.connect(self.play)
         self.step_button.clicked.connect(self.step)
         self.context_slider.valueChanged.connect(self._on_slider_moved)

@@ -41,3 +41,19 @@ def test_the_store_starts_on_the_default_when_a_saved_scenario_is_refused():
 def test_the_default_scenario_fits_and_runs():
     report = ScenarioStore().report
     assert DEFAULT_SCENARIO.gpus == 2 and DEFAULT_SCENARIO.model == "llama-3.1-70b" and report.fits
+
+
+def test_the_crossover_and_context_sweeps_are_the_engines_and_refusals_come_back_as_values():
+    from engine import sweep
+    from engine.compute import decode_crossover_batch
+
+    context = _context()
+    assert context.crossover_batch() == decode_crossover_batch(DEFAULT_SCENARIO)
+    marks = (2048, 32768, 131072)
+    swept = context.context_sweep(marks)
+    assert list(swept.kv_bytes) == list(sweep.kv_bytes_for_contexts(
+        dataclasses.replace(DEFAULT_SCENARIO, prompt_tokens=1, output_tokens=1), marks))
+    assert swept.kv_bytes[1] == 10 * 2**30                       # the seed's 10 GB at 32K for the 70B
+    assert context.context_sweep(marks) is swept                  # cached
+    assert refused(context.context_sweep((0, -5)))
+    assert refused(context.context_sweep(marks, no_such_field=1))
