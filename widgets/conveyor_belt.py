@@ -1,50 +1,39 @@
 """The conveyor belt: warehouse (HBM), belt (bandwidth) and worker (compute), drawn to scale in time.
 
-The widget draws the ``ConveyorState`` it is handed and the time it is told
-(``set_seconds``, from the scene's clock); where everything is comes from
-``widgets.conveyor_state.frame_at``, so the frame rate never changes what is
-shown. Where the parts and labels go comes from ``widgets.conveyor_layout``,
-computed once per size and build; static parts (warehouse, belt frame, fixed
-labels) are drawn once into a pixmap, redrawn only when the layout or theme
-changes; each frame adds only the moving boxes, the worker, the gauge and the
-labels that change with the intensity (fitted when it changes, not per frame).
-
-Shapes are painted in logical units scaled to the widget; labels in screen
-pixels, at the sizes and places the layout measured, so what ``label_rects``
-reports is what is on screen.
+Draws the ``ConveyorState`` it is handed at the scene clock's time (``frame_at``: the frame rate never
+changes what is shown). Each box holds its work to scale (full at the ridge, a sliver at 1 FLOP/byte);
+the worker glows only while he works. Parts and labels are placed by ``widgets.conveyor_layout`` once per
+size and build, no text below the theme's ``text_floor_px``; static parts are drawn once into a pixmap.
 """
 from __future__ import annotations
 
 import math
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
+from PySide6.QtGui import QColor, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from widgets.conveyor_layout import (
-    BELT_HEIGHT, BOX_SIZE, BOX_SPACING, DYNAMIC_LABELS, GEAR_RADIUS, ROOF_OVERHANG, ROOF_RISE, SHELVES_HEIGHT,
-    ConveyorLayout, fit_dynamic, lay_out, number_template,
+    BELT_HEIGHT, BOX_SIZE, BOX_SPACING, GEAR_RADIUS, ROOF_OVERHANG, ROOF_RISE, SHELVES_HEIGHT,
+    ConveyorLayout, fit_dynamic, lay_out,
 )
 from widgets.conveyor_state import (
-    FLASH_SCREEN_SECONDS, GAUGE_LABELS, ConveyorFrame, ConveyorState, busy_intervals, busy_share,
-    continuous_origin, frame_at,
+    DYNAMIC_LABELS, GAUGE_LABELS, LABEL_ROLE, TRACE_WINDOW_SECONDS, ConveyorFrame, ConveyorState, box_work_share, busy_intervals, busy_share,
+    continuous_origin, frame_at, layout_words,
 )
-from widgets.text_fit import FittedText, TextMeasure
+from widgets.text_fit import FLOOR_PX, DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 
-TRACE_WINDOW_SECONDS = 6.0   # screen seconds of the worker's history shown in the trace
 # Drawn each frame, only when the moment calls for them.
 MOMENT_LABELS = ("waiting", "backed_up")
-# The colour role of each label.
-LABEL_ROLE = {"warehouse": "text", "capacity": "memory", "belt": "text", "bandwidth": "memory", "worker": "text",
-              "peak": "compute", "ratio": "warning", "idle": "warning", "busy": "good", "basis": "muted",
-              "measured": "accent", "waiting": "warning",
-              "backed_up": "warning", "time_scale": "muted", "box": "muted", "trace": "muted"}
+MIN_FILL = 2.0        # logical units: a box with any work in it shows a sliver
+LAYOUTS_KEPT = 12     # a scene's builds at two sizes
+GEAR = QPolygonF([QPointF(r * math.cos(a), r * math.sin(a)) for n in range(20)        # ten teeth
+                  for r in [GEAR_RADIUS if n % 2 == 0 else GEAR_RADIUS * 0.78]
+                  for a in ((n - 0.5) * math.pi / 10, (n + 0.5) * math.pi / 10)])
 
 
 def _with_alpha(color: QColor, alpha: float) -> QColor:
-    c = QColor(color)
-    c.setAlphaF(max(0.0, min(1.0, alpha)))
-    return c
+    return QColor.fromRgbF(color.redF(), color.greenF(), color.blueF(), max(0.0, min(1.0, alpha)))
 
 
 class ConveyorBelt(QWidget):
@@ -52,18 +41,13 @@ class ConveyorBelt(QWidget):
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(parent)
-        self._theme = theme
-        self._state: ConveyorState | None = None
-        self._seconds = 0.0
-        self._origin_seconds = 0.0     # where the current cycle pattern started
+        self._theme, self._state, self._measure = theme, None, TextMeasure()
+        self._seconds, self._origin_seconds = 0.0, 0.0      # the clock's time; where the cycle pattern started
         self._static: QPixmap | None = None
-        self._static_key: tuple | None = None
-        self._measure = TextMeasure()
-        self._layout: ConveyorLayout | None = None
-        self._layout_key: tuple | None = None
+        self._static_key = self._layout_key = self._layout = None
+        self._layouts: dict[tuple, ConveyorLayout] = {}     # prepared and recent layouts, by what they depend on
         self._layout_stale = False     # the state or size changed since the last layout
-        self._dynamic: dict[str, FittedText] = {}
-        self._dynamic_texts: dict[str, str] = {}
+        self._dynamic, self._dynamic_texts = {}, {}        # labels that change with the intensity: fitted, text
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 90)
@@ -80,56 +64,47 @@ class ConveyorBelt(QWidget):
         self.update()
 
     def set_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        self._static = None
+        self._theme, self._static, self._layout_stale = theme, None, True     # the text floor may have changed
         self.update()
 
-    def set_seconds(self, seconds: float) -> None:
-        """The scene clock's time; a hidden widget keeps the time but skips drawing."""
+    def floor_px(self) -> int:
+        return max(1, math.ceil(getattr(self._theme, "text_floor_px", FLOOR_PX)))
+
+    def set_seconds(self, seconds: float) -> None:       # a hidden widget keeps the time but skips drawing
         self._seconds = seconds
         if self.isVisible():
             self.update()
 
     def current_frame(self) -> ConveyorFrame | None:
-        """Where everything is now (what the next paint shows)."""
-        if self._state is None:
-            return None
-        return frame_at(self._state, self._seconds - self._origin_seconds)
-
-    def sizeHint(self) -> QSize:
-        return QSize(1200, 570)
+        return None if self._state is None else frame_at(self._state, self._seconds - self._origin_seconds)
 
     # -- layout ---------------------------------------------------------------------------
     def label_rects(self) -> dict[str, QRectF]:
-        """Screen rectangles of every label laid out for the current size and state (the ones shown only
-        at some moments, "waiting" and "backed_up", included): what painting uses."""
+        """Screen rectangles of every label laid out now (the moments' ones included): what painting uses."""
         self._ensure_layout_for_size()
-        if self._layout is None:
-            return {}
-        rects = {key: fitted.rect for key, fitted in self._layout.labels.items()}
-        rects.update({key: fitted.rect for key, fitted in self._dynamic.items()})
-        return rects
+        fitted = {**self._layout.labels, **self._dynamic} if self._layout is not None else {}
+        return {key: text.rect for key, text in fitted.items()}
 
     def shape_rects(self) -> dict[str, QRectF]:
-        """Screen rectangles of the drawn parts that labels keep clear of."""
         self._ensure_layout_for_size()
         return self._layout.shape_rects() if self._layout is not None else {}
 
-    def is_tall(self) -> bool:
-        """Whether the gauge and trace are below the belt (a narrow stage) rather than beside it."""
-        self._ensure_layout_for_size()
-        return self._layout is not None and self._layout.tall
+    def prepare(self, state: ConveyorState, width: int, height: int) -> tuple:
+        """Lay ``state`` out at ``width`` x ``height`` ahead of time (a scene's idle time): no layout when shown."""
+        key = (width, height, self.floor_px(), layout_words(state))
+        if key not in self._layouts:
+            self._layouts[key] = lay_out(self._measure, width, height, dict(state.labels), state.compact,
+                                         self.floor_px())
+            while len(self._layouts) > LAYOUTS_KEPT:
+                del self._layouts[next(iter(self._layouts))]
+        return key
 
     def _update_layout(self) -> None:
-        """Lay out again when the size or the words change; refit the labels whose numbers changed."""
         if self._state is None:
             return
-        labels = self._state.labels
-        key = (self.width(), self.height(), self._state.compact,
-               tuple(sorted((k, number_template(v) if k in DYNAMIC_LABELS else v) for k, v in labels.items())))
+        key, labels = self.prepare(self._state, self.width(), self.height()), self._state.labels
         if key != self._layout_key:
-            self._layout = lay_out(self._measure, self.width(), self.height(), dict(labels), self._state.compact)
-            self._layout_key = key
+            self._layout, self._layout_key = self._layouts[key], key
             self._dynamic, self._dynamic_texts = {}, {}
         for name in DYNAMIC_LABELS:
             text = labels.get(name, "")
@@ -140,18 +115,14 @@ class ConveyorBelt(QWidget):
             others += [fitted.rect for other, fitted in self._dynamic.items() if other != name]
             others += list(self._layout.shape_rects().values())
             fitted = fit_dynamic(self._measure, self._layout, name, text, others)
-            if fitted is None:
-                self._dynamic.pop(name, None)
-            else:
+            self._dynamic.pop(name, None)
+            if fitted is not None:
                 self._dynamic[name] = fitted
 
     def _ensure_layout_for_size(self) -> None:
-        """Lay out for the state and size the widget has now, if either changed since the last layout.
-
-        Layout is lazy: a window settling its geometry resizes the widget several times before the
-        first paint, and each layout measures many texts; only the size that is painted is laid out."""
-        if self._layout_stale or (self._layout_key is not None
-                                  and self._layout_key[:2] != (self.width(), self.height())):
+        """Lay out for the state and size now, if either changed (lazy: a window settling resizes many times)."""
+        size_changed = self._layout_key is not None and self._layout_key[:2] != self.size().toTuple()
+        if self._layout_stale or size_changed:
             self._layout_stale = False
             self._update_layout()
 
@@ -171,7 +142,8 @@ class ConveyorBelt(QWidget):
                 painter = QPainter(pixmap)
                 painter.setRenderHint(QPainter.RenderHint.Antialiasing)
                 painter.save()
-                self._apply_canvas(painter)
+                painter.translate(self._layout.origin)
+                painter.scale(self._layout.scale, self._layout.scale)
                 self._paint_static(painter)
                 painter.restore()
                 for name in self._drawn_static_labels():
@@ -180,28 +152,24 @@ class ConveyorBelt(QWidget):
             self._static, self._static_key = pixmap, key
         return self._static
 
-    def _shown(self, name: str) -> bool:
-        """Whether the label ``name`` is drawn now (laid out or not): hidden ones and, without the gauge,
-        the gauge's own keep their place but are not drawn."""
+    def _shown(self, name: str) -> bool:       # hidden labels (and the gauge's, without it) keep their place
         state = self._state
         return state is not None and name not in state.hidden and (state.show_gauge or name not in GAUGE_LABELS)
 
     def _drawn_static_labels(self) -> tuple[str, ...]:
-        if self._layout is None:
-            return ()
-        return tuple(name for name in self._layout.labels if name not in MOMENT_LABELS and self._shown(name))
+        labels = self._layout.labels if self._layout is not None else {}
+        return tuple(name for name in labels if name not in MOMENT_LABELS and self._shown(name))
 
-    def drawn_label_texts(self) -> dict[str, str]:
-        """The text of every label drawn now (the moments' ones included), lines joined by newlines."""
+    def drawn_texts(self) -> list[DrawnText]:
+        """Every text the next paint draws (a moment's label only while its moment lasts), lines joined."""
         self._ensure_layout_for_size()
         if self._layout is None:
-            return {}
+            return []
+        frame = self.current_frame()
+        moments = {"waiting": not frame.worker_busy, "backed_up": frame.queue_boxes > 0}
         fitted = {**self._layout.labels, **self._dynamic}
-        return {name: "\n".join(text.lines) for name, text in fitted.items() if self._shown(name)}
-
-    def _apply_canvas(self, painter: QPainter) -> None:
-        painter.translate(self._layout.origin)
-        painter.scale(self._layout.scale, self._layout.scale)
+        return [DrawnText(name, "\n".join(text.lines), text.px, QRectF(text.rect)) for name, text in fitted.items()
+                if self._shown(name) and moments.get(name, True)]
 
     def _paint_label(self, painter: QPainter, name: str, fitted: FittedText) -> None:
         painter.setPen(self._theme.color(LABEL_ROLE[name]))
@@ -212,12 +180,12 @@ class ConveyorBelt(QWidget):
         painter = QPainter(self)
         painter.drawPixmap(0, 0, self._static_picture())
         if self._state is None or self._layout is None:
-            painter.end()
-            return
+            return painter.end()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         frame = self.current_frame()
         painter.save()
-        self._apply_canvas(painter)
+        painter.translate(self._layout.origin)
+        painter.scale(self._layout.scale, self._layout.scale)
         self._paint_boxes(painter, frame)
         self._paint_worker(painter, frame)
         if self._state.show_gauge:
@@ -228,19 +196,19 @@ class ConveyorBelt(QWidget):
         for name, fitted in self._dynamic.items():
             if self._shown(name):
                 self._paint_label(painter, name, fitted)
-        moments = self._layout.labels
-        if not frame.worker_busy and "waiting" in moments:
-            self._paint_label(painter, "waiting", moments["waiting"])
-        if frame.queue_boxes and "backed_up" in moments:
-            self._paint_label(painter, "backed_up", moments["backed_up"])
+        for name, now in (("waiting", not frame.worker_busy), ("backed_up", frame.queue_boxes > 0)):
+            if now and name in self._layout.labels:
+                self._paint_label(painter, name, self._layout.labels[name])
         painter.end()
 
     # -- static parts ---------------------------------------------------------------------
+    def _tint(self, role: str, alpha: float) -> QColor:      # opaque: moving parts blend nothing per frame
+        front, back = self._theme.color(role), self._theme.color("background")
+        return QColor.fromRgbF(*(alpha * a + (1 - alpha) * b for a, b in zip(front.getRgbF()[:3], back.getRgbF()[:3])))
+
     def _pen(self, role: str, width_factor: float = 1.0) -> QPen:
-        pen = QPen(self._theme.color(role), self._theme.line_width * width_factor)
-        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        return pen
+        return QPen(self._theme.color(role), self._theme.line_width * width_factor, Qt.PenStyle.SolidLine,
+                    Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin)
 
     def _paint_static(self, painter: QPainter) -> None:
         L = self._layout
@@ -264,8 +232,7 @@ class ConveyorBelt(QWidget):
             painter.drawLine(QPointF(wh.left() + 12, y + 50), QPointF(wh.right() - 12, y + 50))
             for col in range(columns):
                 painter.drawRect(QRectF(wh.left() + 22 + col * pitch, y + 8, pitch - 11, 42))
-        door = QRectF(wh.right() - 8, L.belt_top - 90, 8, 90)
-        painter.fillRect(door, theme.color("background"))
+        painter.fillRect(QRectF(wh.right() - 8, L.belt_top - 90, 8, 90), theme.color("background"))   # the door
 
         # Belt frame and rollers; the tread moves and is drawn per frame.
         belt = QRectF(L.belt_start_x, L.belt_top, L.belt_end_x - L.belt_start_x, BELT_HEIGHT)
@@ -283,18 +250,22 @@ class ConveyorBelt(QWidget):
         painter.setPen(self._pen("text", 0.75))
         painter.setBrush(theme.color("surface"))
         painter.drawRect(QRectF(bench.left(), bench.top(), bench.width(), 16))
-        painter.drawLine(QPointF(bench.left() + 14, bench.top() + 16), QPointF(bench.left() + 14, bench.bottom()))
-        painter.drawLine(QPointF(bench.right() - 14, bench.top() + 16), QPointF(bench.right() - 14, bench.bottom()))
+        for x in (bench.left() + 14, bench.right() - 14):
+            painter.drawLine(QPointF(x, bench.top() + 16), QPointF(x, bench.bottom()))
         if L.trace is not None:
             painter.setPen(self._pen("muted", 0.5))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(L.trace)
 
     # -- moving parts ---------------------------------------------------------------------
-    def _paint_box(self, painter: QPainter, centre_x: float, bottom: float, size: float) -> None:
+    def _paint_box(self, painter: QPainter, centre_x: float, bottom: float, size: float, fill: float) -> None:
+        """A box of weights, filled from the bottom with its work to scale (``fill``: 1 at the ridge)."""
         rect = QRectF(centre_x - size / 2, bottom - size, size, size)
         painter.drawRect(rect)
-        painter.drawLine(QPointF(rect.left(), rect.top() + size * 0.3), QPointF(rect.right(), rect.top() + size * 0.3))
+        if fill > 0:
+            inner = rect.adjusted(3, 3, -3, -3)
+            height = max(MIN_FILL, inner.height() * fill)
+            painter.fillRect(QRectF(inner.left(), inner.bottom() - height, inner.width(), height), self._work_brush)
 
     def _paint_boxes(self, painter: QPainter, frame: ConveyorFrame) -> None:
         L = self._layout
@@ -308,46 +279,44 @@ class ConveyorBelt(QWidget):
         while x < L.belt_end_x - 16:
             painter.drawLine(QPointF(x, top + 9), QPointF(x - 8, top + BELT_HEIGHT - 9))
             x += tread_step
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)     # upright boxes: crisp, and cheaper
         painter.setPen(self._pen("memory", 0.75))
-        painter.setBrush(_with_alpha(theme.color("memory"), 0.55))
+        painter.setBrush(self._tint("memory", 0.15))
+        self._work_brush = theme.color("compute")
+        fill = box_work_share(self._state)
         # A box arrives at the belt's end as each cycle begins. When the worker
         # cannot keep up, boxes stand in a queue there and the moving ones join its tail.
         end = L.belt_end_x - BOX_SIZE / 2 - 4
         queue_pitch = BOX_SIZE + 6
         tail = end - frame.queue_boxes * queue_pitch
         for n in range(frame.queue_boxes):
-            self._paint_box(painter, end - n * queue_pitch, top, BOX_SIZE)
+            self._paint_box(painter, end - n * queue_pitch, top, BOX_SIZE, fill)
         x = end - BOX_SPACING + offset
         while x > L.belt_start_x + BOX_SIZE / 2:
             if x <= tail or not frame.queue_boxes:
-                self._paint_box(painter, x, top, BOX_SIZE)
+                self._paint_box(painter, x, top, BOX_SIZE, fill)
             x -= BOX_SPACING
-        # The box on the bench shrinks as the worker turns it into results.
+        # The box on the bench empties as the worker turns its work into results; he glows only meanwhile.
         bench = L.bench
         if frame.worker_busy:
-            size = BOX_SIZE * math.sqrt(max(0.05, 1.0 - frame.work_progress))
-            self._paint_box(painter, bench.center().x(), bench.top(), size)
-        flash = 1.0 - frame.seconds_since_box_arrived / FLASH_SCREEN_SECONDS
-        if flash > 0:
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_with_alpha(theme.color("accent"), 0.45 * flash))
-            painter.drawEllipse(QPointF(bench.center().x(), bench.top() - 30), 70 * (1.2 - flash * 0.2), 50)
+            painter.setBrush(self._tint("accent", 0.35))
+            painter.drawEllipse(QPointF(bench.center().x(), bench.top() - 30), 80, 50)
+            painter.setPen(self._pen("memory", 0.75))
+            painter.setBrush(self._tint("memory", 0.15))
+            self._paint_box(painter, bench.center().x(), bench.top(), BOX_SIZE, fill * (1.0 - frame.work_progress))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
     def _paint_worker(self, painter: QPainter, frame: ConveyorFrame) -> None:
-        L = self._layout
-        theme = self._theme
-        busy = frame.worker_busy
+        L, busy = self._layout, frame.worker_busy
         role = "accent" if busy else "muted"
-        pen = self._pen(role, 1.6)
-        painter.setPen(pen)
+        painter.setPen(self._pen(role, 1.6))
         x, top = L.worker_x, L.belt_top
-        head = QPointF(x, top - 140)
         hip = QPointF(x, top)
-        painter.setBrush(_with_alpha(theme.color(role), 0.2))
-        painter.drawEllipse(head, 30, 30)
+        painter.setBrush(self._tint(role, 0.2))
+        painter.drawEllipse(QPointF(x, top - 140), 30, 30)
+        painter.drawPolyline(QPolygonF([QPointF(x - 30, top + 120), hip, QPointF(x + 30, top + 120)]))
         painter.drawLine(QPointF(x, top - 110), hip)
-        painter.drawLine(hip, QPointF(x - 30, top + 120))
-        painter.drawLine(hip, QPointF(x + 30, top + 120))
         shoulder = QPointF(x, top - 85)
         if busy:
             # Both hands on the machine's crank, which turns with the worker's speed.
@@ -359,50 +328,29 @@ class ConveyorBelt(QWidget):
             painter.drawLine(shoulder, QPointF(x - 50, top - 50))
         else:
             # Arms folded: waiting for the next box.
-            painter.drawLine(shoulder, QPointF(x - 34, top - 40))
-            painter.drawLine(QPointF(x - 34, top - 40), QPointF(x + 26, top - 55))
-            painter.drawLine(shoulder, QPointF(x + 34, top - 40))
-            painter.drawLine(QPointF(x + 34, top - 40), QPointF(x - 26, top - 55))
-        self._paint_gear(painter, frame.gear_turns, busy)
-
-    def _paint_gear(self, painter: QPainter, turns: float, busy: bool) -> None:
-        L = self._layout
+            for side in (-1, 1):
+                painter.drawPolyline(QPolygonF([shoulder, QPointF(x + 34 * side, top - 40),
+                                                QPointF(x - 26 * side, top - 55)]))
+        painter.save()                   # the machine's gear, turning with the work done
+        painter.translate(self._layout.gear_centre)
+        painter.rotate(frame.gear_turns * 360.0)
         role = "compute" if busy else "muted"
-        painter.save()
-        painter.translate(L.gear_centre)
-        painter.rotate(turns * 360.0)
-        path = QPainterPath()
-        teeth = 10
-        for n in range(teeth * 2):
-            radius = GEAR_RADIUS if n % 2 == 0 else GEAR_RADIUS * 0.78
-            a0 = (n - 0.5) * math.pi / teeth
-            a1 = (n + 0.5) * math.pi / teeth
-            p0 = QPointF(radius * math.cos(a0), radius * math.sin(a0))
-            p1 = QPointF(radius * math.cos(a1), radius * math.sin(a1))
-            if n == 0:
-                path.moveTo(p0)
-            else:
-                path.lineTo(p0)
-            path.lineTo(p1)
-        path.closeSubpath()
         painter.setPen(self._pen(role))
-        painter.setBrush(_with_alpha(self._theme.color(role), 0.25))
-        painter.drawPath(path)
-        # One marked spoke, so that the turning reads even when it is fast.
-        painter.drawLine(QPointF(0, 0), QPointF(GEAR_RADIUS * 0.6, 0))
+        painter.setBrush(self._tint(role, 0.25))
+        painter.drawPolygon(GEAR)
+        painter.drawLine(QPointF(0, 0), QPointF(GEAR_RADIUS * 0.6, 0))   # a marked spoke: the turning reads
         painter.setBrush(self._theme.color(role))
         painter.drawEllipse(QPointF(GEAR_RADIUS * 0.6, 0), 7, 7)
         painter.restore()
 
     def _paint_gauge(self, painter: QPainter) -> None:
-        """A bar: the worker's busy share (the engine's utilisation, as handed over) in colour, the idle rest in the warning colour (upright beside
-        the worker, busy from the bottom; or lying below the belt, busy from the left)."""
         L = self._layout
         theme = self._theme
         share = busy_share(self._state)
         bar = L.gauge_bar
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(_with_alpha(theme.color("warning"), 0.25))
+        painter.setBrush(self._tint("warning", 0.25))
         painter.drawRect(bar)
         # At least a hairline, so a 0.3% share is seen to be there.
         painter.setBrush(theme.color("good"))
@@ -416,9 +364,7 @@ class ConveyorBelt(QWidget):
         painter.drawRect(bar)
 
     def _paint_trace(self, painter: QPainter) -> None:
-        """The worker's last seconds, oldest at the left: busy stretches in colour."""
-        L = self._layout
-        now = self._seconds - self._origin_seconds
+        L, now = self._layout, self._seconds - self._origin_seconds
         start = now - TRACE_WINDOW_SECONDS
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self._theme.color("good"))

@@ -1,76 +1,50 @@
 """Where the conveyor belt's parts and labels go in a widget of a given size.
 
-Shapes are laid out in logical units and shown at ``scale`` screen pixels per
-unit. Text takes its size from the same scale (``LABEL_PX[key] * scale``) but
-never goes below ``FLOOR_PX``; where that makes a label wider or taller than
-its place, the place grows (the warehouse widens, the belt lengthens, a band
-gets taller) and the scale is the largest at which every essential label
-fits. So at a projector's 1850 x 700 the words are big, and in a 450 x 400
-window they are 12 px and still inside their places.
+Shapes are laid out in logical units, shown at ``scale`` pixels per unit; text takes its size from the
+same scale (``LABEL_PX[key] * scale``) but never goes below the theme's floor (``floor_px``): where that
+makes a label outgrow its place, the place grows, and the scale is the largest at which every essential
+label fits. "Wide" puts the gauge (the hero "idle" number over its bar) beside the worker; "tall" lays it
+below the belt; the one that draws larger wins. Optional labels take only the room that is there, in
+``LABEL_PRIORITY`` order; the gauge's note gets a band while it costs little (``GAUGE_NOTES_COST``).
 
-Two arrangements: "wide" puts the busy/idle gauge beside the worker (a 16:9
-stage); "tall" puts it, as a horizontal bar, below the belt with the trace
-(a narrow stage, which then draws larger instead of leaving empty bands). The
-one that draws larger wins. Optional labels only take room that is there,
-and are left out where they would not fit (``LABEL_PRIORITY``); the gauge's
-notes (what its numbers rest on, and a second figure) get a band of their own
-while it costs the drawing little (``GAUGE_NOTES_COST``).
-
-Every label has its own place (a box, in screen pixels), and no two places
-overlap, nor does a place overlap a shape, except the warehouse's own words
-inside its walls. Labels whose text changes with the intensity (``idle``,
-``busy``, ``box``) get a place sized for any number, so the layout is
-computed once per size and build, not per frame.
+Every label has its own place (screen pixels); no two places overlap, nor a place and a shape (but the
+warehouse's words in its walls). A place "a+b+c" stacks its labels. Labels whose text changes with the
+intensity (``DYNAMIC_LABELS``) get a place sized for any number: one layout per size and build.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 
-from widgets.conveyor_state import ESSENTIAL_LABELS, LABEL_PRIORITY
+from widgets.conveyor_state import DYNAMIC_LABELS, LABEL_PRIORITY, LABEL_PX, PLAIN_LABELS
+from widgets.roofline_state import number_template
 from widgets.text_fit import FLOOR_PX, FittedText, TextMeasure
 
-# Text size of each label at scale 1 (logical units); times the scale, at least FLOOR_PX.
-LABEL_PX = {"warehouse": 28, "capacity": 40, "belt": 28, "bandwidth": 40, "worker": 28, "peak": 40,
-            "ratio": 40, "idle": 40, "busy": 28, "basis": 22, "measured": 26, "waiting": 28, "backed_up": 28,
-            "time_scale": 24, "box": 24, "trace": 24}
-PLAIN_LABELS = frozenset({"time_scale", "box", "trace", "basis"})     # the rest are bold
-# Labels whose numbers change with the intensity, every frame of a transition: their places are
-# sized for the text with every number replaced by this, so the layout stays put.
-DYNAMIC_LABELS = ("idle", "busy", "box")
-# What the gauge's numbers rest on, and a second figure beside them: placed while they cost the drawing
-# less than this share of its size (they say what the gauge means, so they may cost more than the trace's caption).
-GAUGE_NOTES = ("basis", "measured")
-GAUGE_NOTES_COST = 0.85
-NUMBER_TEMPLATE = "00.000"
+# What the gauge's share rests on: placed while it costs the drawing less than this share of its size.
+GAUGE_NOTES, GAUGE_NOTES_COST = ("basis",), 0.85
 # Placeholders that keep a place for numbers a build does not show yet, so the drawing does not
 # jump when they appear.
 RESERVED_TEXT = {"capacity": "000 GB", "bandwidth": "0.00 TB/s", "peak": "0000 TFLOPS", "idle": "00.000%",
                  "busy": "00.000%"}
+OVER_BELT = ("step", "ratio")            # one of them over the belt: the first present
+BISECTION_STEPS = 13                     # the scale to within 0.05%: under a pixel at 4K
 
-MARGIN = 12.0
-GAP = 10.0
-WAREHOUSE_WIDTH, WAREHOUSE_HEIGHT = 300.0, 380.0
-WAREHOUSE_BELOW_BELT = 80.0
+MARGIN, GAP = 12.0, 10.0
+WAREHOUSE_WIDTH, WAREHOUSE_HEIGHT, WAREHOUSE_BELOW_BELT = 300.0, 380.0, 80.0
 ROOF_RISE, ROOF_OVERHANG = 70.0, 14.0
 SHELVES_HEIGHT = 180.0                    # the two shelves of boxes at the bottom of the warehouse
-BELT_MIN_LENGTH, BELT_MAX_LENGTH = 460.0, 1400.0
-BELT_HEIGHT = 34.0
+BELT_MIN_LENGTH, BELT_MAX_LENGTH, BELT_HEIGHT = 460.0, 1400.0, 34.0
 ROLLERS_BELOW_BELT = 62.0                 # the bottom of the rollers under the belt's top
 BOX_SIZE, BOX_SPACING = 64.0, 150.0
-FLASH_ABOVE_BELT = 84.0                   # the flash over the bench when a box arrives
+FLASH_ABOVE_BELT = 84.0                   # the glow over the bench while the worker works
 BENCH_WIDTH, BENCH_HEIGHT = 150.0, 130.0
-WORKER_FROM_BELT_END = 230.0
-WORKER_RIGHT_FROM_BELT_END = 270.0        # the worker's reach to his right
-HEAD_TOP_ABOVE_BELT = 175.0
-FEET_BELOW_BELT = 120.0
+WORKER_FROM_BELT_END, WORKER_RIGHT_FROM_BELT_END = 230.0, 270.0      # the worker, and his reach to his right
+HEAD_TOP_ABOVE_BELT, FEET_BELOW_BELT = 175.0, 120.0
 GEAR_ABOVE_BELT, GEAR_RADIUS = 100.0, 46.0
 GAUGE_MIN_WIDTH, GAUGE_BAR_WIDTH, GAUGE_BAR_HEIGHT = 180.0, 80.0, 240.0   # wide: upright, beside the worker
 GAUGE_BAR_THICKNESS = 36.0                # tall: lying, below the belt
-TRACE_HEIGHT = 52.0
-TRACE_MIN_PX = GAUGE_MIN_PX = 14.0       # a strip thinner than this is hard to read
+TRACE_HEIGHT, TRACE_MIN_PX, GAUGE_MIN_PX = 52.0, 14.0, 14.0     # a strip thinner than 14 px is hard to read
 # The trace's caption is kept only while it costs the drawing less than this share of its size.
 OPTIONAL_BAND_COST = 0.92
 
@@ -78,11 +52,6 @@ OPTIONAL_BAND_COST = 0.92
 def stack_gap(s: float) -> float:
     """Logical units between two labels stacked in one place (a name and its number): 4, at least 2 px."""
     return max(4.0, 2.0 / s)
-
-
-def number_template(text: str) -> str:
-    """``text`` with every number replaced by a fixed-width one: the place it needs whatever the value."""
-    return re.sub(r"\d+(?:[.,]\d+)*", NUMBER_TEMPLATE, text)
 
 
 @dataclass
@@ -98,6 +67,7 @@ class ConveyorLayout:
     worker_x: float
     gauge_bar: QRectF
     trace: QRectF | None
+    floor_px: int = FLOOR_PX
     labels: dict[str, FittedText] = field(default_factory=dict)
     dynamic_boxes: dict[str, tuple[QRectF, Qt.AlignmentFlag]] = field(default_factory=dict)
 
@@ -144,10 +114,12 @@ class _Plan:
 
 
 class _Planner:
-    def __init__(self, measure: TextMeasure, labels: dict[str, str], compact: bool):
+    def __init__(self, measure: TextMeasure, labels: dict[str, str], compact: bool, floor_px: int):
         self.measure = measure
         self.labels = labels
         self.compact = compact
+        self.floor_px = floor_px
+        self.over_belt = next((key for key in OVER_BELT if labels.get(key)), "ratio")
 
     def text(self, key: str) -> str:
         text = self.labels.get(key, "")
@@ -156,7 +128,7 @@ class _Planner:
         return text or RESERVED_TEXT.get(key, "")
 
     def px(self, key: str, s: float) -> int:
-        return max(FLOOR_PX, round(LABEL_PX[key] * s))
+        return max(self.floor_px, round(LABEL_PX[key] * s))
 
     def lines(self, key: str, s: float, width: float) -> tuple[int, float]:
         """(lines, logical width) ``key`` takes within ``width`` logical units: one line if it fits, else two,
@@ -192,62 +164,56 @@ class _Planner:
 
         belt_lines, belt_width = self.lines("belt", s, BELT_MIN_LENGTH - 12)
         _, bandwidth_width = self.lines("bandwidth", s, 1e9)
-        belt_length = max(BELT_MIN_LENGTH, belt_width + 12, bandwidth_width + 12)
-        ratio_lines, ratio_width = self.lines("ratio", s, belt_length - 10)
+        time_lines, time_width = self.lines("belt_time", s, BELT_MIN_LENGTH - 12)
+        belt_length = max(BELT_MIN_LENGTH, belt_width + 12, bandwidth_width + 12, time_width + 12)
+        over = self.over_belt
+        ratio_lines, ratio_width = self.lines(over, s, belt_length - 10)
         belt_length = max(belt_length, ratio_width + 10) + belt_extra
         _, idle_width = self.lines("idle", s, 1e9)
         _, busy_width = self.lines("busy", s, 1e9)
         gauge_width = 0.0 if tall else max(GAUGE_MIN_WIDTH, idle_width + 20, busy_width + 20)
-        # What the gauge's numbers rest on, and the second figure (when they get room): under "busy" beside
-        # the worker (wide), or under the bar (tall); each on one line or two, the column widening if need be.
-        notes = {key: (0, 0.0) for key in GAUGE_NOTES}
-        if gauge_notes and not tall:
-            for key in GAUGE_NOTES:
-                notes[key] = self.lines(key, s, gauge_width - 20)
-                gauge_width = max(gauge_width, notes[key][1] + 20)
+        notes_lines = 0
+        if gauge_notes and not tall:         # under "busy" beside the worker, widening the column if need be
+            notes_lines, notes_width = self.lines("basis", s, gauge_width - 20)
+            gauge_width = max(gauge_width, notes_width + 20)
+        worker_lines, worker_width = self.lines("worker_time", s, WORKER_RIGHT_FROM_BELT_END)
+        worker_reach = max(WORKER_RIGHT_FROM_BELT_END, worker_width)
 
         warehouse_left = MARGIN + ROOF_OVERHANG
         belt_start = warehouse_left + warehouse_width
         belt_end = belt_start + belt_length
         worker_x = belt_end + WORKER_FROM_BELT_END
-        worker_right = belt_end + WORKER_RIGHT_FROM_BELT_END + (GAP if tall else 2 * GAP)
+        worker_right = belt_end + worker_reach + (GAP if tall else 2 * GAP)
         content_right = worker_right + gauge_width
         if tall:
             content_right = max(content_right, MARGIN + idle_width + busy_width + 3 * GAP)
-        side_by_side = False
-        if tall and gauge_notes:
-            # Side by side under the bar when each fits half the width on one line, else one under the other.
-            half = (content_right - MARGIN - GAP) / 2
-            side_by_side = all(self.lines(key, s, half)[0] <= 1 for key in GAUGE_NOTES)
-            for key in GAUGE_NOTES:
-                notes[key] = self.lines(key, s, half if side_by_side else content_right - MARGIN)
-                if not side_by_side:
-                    content_right = max(content_right, MARGIN + notes[key][1])
-        if side_by_side:
-            notes_height = max(self.height(key, s, notes[key][0]) for key in GAUGE_NOTES)
-        else:
-            notes_height = sum(self.height(key, s, notes[key][0]) for key in GAUGE_NOTES) \
-                + (stack_gap(s) if all(notes[key][0] for key in GAUGE_NOTES) else 0.0)
+            if gauge_notes:
+                notes_lines, notes_width = self.lines("basis", s, content_right - MARGIN)
+                content_right = max(content_right, MARGIN + notes_width)
+        notes_height = self.height("basis", s, 2 if notes_lines else 0)     # either wording fits (REWORDED_LABELS)
+        words = max(self.lines(key, s, content_right - belt_start - 2 * GAP)[1] for key in ("worker", "peak"))
+        content_right = max(content_right, belt_start + 2 * GAP + words)      # the worker's words fit above
         width = content_right + MARGIN
 
         # Rows, top to bottom: the worker's words, the picture (up to and down from the belt's top), the
         # gauge (tall only), the trace.
         top_room = content_right - belt_start - 2 * GAP
-        worker_lines, _ = self.lines("worker", s, top_room)
-        peak_lines, _ = self.lines("peak", s, top_room)
-        top_height = self.height("worker", s, worker_lines) + stack_gap(s) + self.height("peak", s, peak_lines)
+        top_lines = self.lines("worker", s, top_room)[0], self.lines("peak", s, top_room)[0]
+        top_height = self.height("worker", s, top_lines[0]) + stack_gap(s) + self.height("peak", s, top_lines[1])
         backed_up_height = self.height("backed_up", s)
+        ratio_height = self.height(over, s, ratio_lines)
         above = max(
             warehouse_height - WAREHOUSE_BELOW_BELT + ROOF_RISE,
-            BOX_SIZE + 6 + backed_up_height + 6 + self.height("ratio", s, ratio_lines) + 4,
-            FLASH_ABOVE_BELT + self.height("ratio", s, ratio_lines) + 4,
+            BOX_SIZE + 6 + backed_up_height + 6 + ratio_height + 4,
+            FLASH_ABOVE_BELT + ratio_height + 4,
             HEAD_TOP_ABOVE_BELT + 6 + self.height("waiting", s) + 4,
             0.0 if tall else GAUGE_BAR_HEIGHT + 6 + self.height("idle", s) + 4,
         )
         belt_words = ROLLERS_BELOW_BELT + 6 + self.height("belt", s, belt_lines) + stack_gap(s) \
-            + self.height("bandwidth", s)
+            + self.height("bandwidth", s) + stack_gap(s) + self.height("belt_time", s, time_lines)
+        worker_words = BENCH_HEIGHT + 6 + self.height("worker_time", s, worker_lines)
         busy_height = self.height("busy", s)
-        below = max(BENCH_HEIGHT, WAREHOUSE_BELOW_BELT, belt_words,
+        below = max(WAREHOUSE_BELOW_BELT, belt_words, worker_words,
                     0.0 if tall else 6 + busy_height + (stack_gap(s) + notes_height if notes_height else 0.0) + 4)
         top = MARGIN + top_height + GAP
         belt_top = top + above
@@ -261,25 +227,18 @@ class _Planner:
         if tall:
             y += GAP
             row_height = max(self.height("idle", s), self.height("busy", s))
-            half = (content_right - MARGIN) / 2
-            boxes.append(("busy", QRectF(MARGIN, y, half - GAP / 2, row_height), align.AlignLeft | align.AlignBottom))
-            boxes.append(("idle", QRectF(MARGIN + half + GAP / 2, y, half - GAP / 2, row_height),
-                          align.AlignRight | align.AlignBottom))
+            busy_room = max(busy_width, (content_right - MARGIN - GAP) - idle_width)
+            boxes.append(("busy", QRectF(MARGIN, y, busy_room, row_height), align.AlignLeft | align.AlignBottom))
+            boxes.append(("idle", QRectF(MARGIN + busy_room + GAP, y, content_right - MARGIN - busy_room - GAP,
+                                         row_height), align.AlignRight | align.AlignBottom))
             y += row_height + 6
             thickness = max(GAUGE_BAR_THICKNESS, GAUGE_MIN_PX / s)
             gauge_bar = QRectF(MARGIN, y, content_right - MARGIN, thickness)
             y += thickness
             if notes_height:
-                y += 6
-                if side_by_side:
-                    half = (content_right - MARGIN - GAP) / 2
-                    boxes.append(("basis", QRectF(MARGIN, y, half, notes_height), align.AlignLeft | align.AlignTop))
-                    boxes.append(("measured", QRectF(content_right - half, y, half, notes_height),
-                                  align.AlignRight | align.AlignTop))
-                else:
-                    boxes.append(("basis+measured", QRectF(MARGIN, y, content_right - MARGIN, notes_height),
-                                  align.AlignLeft | align.AlignTop))
-                y += notes_height
+                boxes.append(("basis", QRectF(MARGIN, y + 6, content_right - MARGIN, notes_height),
+                              align.AlignLeft | align.AlignTop))
+                y += 6 + notes_height
         else:
             gauge_centre = gauge_left + gauge_width / 2
             gauge_bar = QRectF(gauge_centre - GAUGE_BAR_WIDTH / 2, belt_top - GAUGE_BAR_HEIGHT,
@@ -290,8 +249,8 @@ class _Planner:
                           align.AlignHCenter | align.AlignTop))
             if notes_height:
                 notes_top = belt_top + 6 + busy_height + stack_gap(s)
-                boxes.append(("basis+measured", QRectF(gauge_left, notes_top, gauge_width,
-                                                       belt_top + below - notes_top), align.AlignHCenter | align.AlignTop))
+                boxes.append(("basis", QRectF(gauge_left, notes_top, gauge_width, belt_top + below - notes_top),
+                              align.AlignHCenter | align.AlignTop))
         trace = None
         if not self.compact:
             y += GAP
@@ -309,15 +268,17 @@ class _Planner:
         words = QRectF(warehouse.left() + 8, warehouse.top() + 10, warehouse_width - 16,
                        warehouse.height() - SHELVES_HEIGHT - 18)
         boxes.append(("warehouse+capacity", words, align.AlignHCenter | align.AlignTop))
-        boxes.append(("belt+bandwidth", QRectF(belt_start + 6, belt_top + ROLLERS_BELOW_BELT + 6,
-                                               belt_length - 12, below - ROLLERS_BELOW_BELT - 6),
+        boxes.append(("belt+bandwidth+belt_time", QRectF(belt_start + 6, belt_top + ROLLERS_BELOW_BELT + 6,
+                                                         belt_length - 12, below - ROLLERS_BELOW_BELT - 6),
                       align.AlignHCenter | align.AlignTop))
+        boxes.append(("worker_time", QRectF(belt_end, belt_top + BENCH_HEIGHT + 6, worker_right - GAP - belt_end,
+                                            below - BENCH_HEIGHT - 6), align.AlignHCenter | align.AlignTop))
         boxes.append(("worker+peak", QRectF(belt_start + 2 * GAP, MARGIN, content_right - belt_start - 2 * GAP,
                                             top_height), align.AlignHCenter | align.AlignTop))
-        # Over the belt: the ratio, and under it (right, over the queue) "boxes pile up".
+        # Over the belt: the ratio (or the step time), and under it (right, over the queue) "boxes pile up".
         over_belt = QRectF(belt_start + 2 * GAP, top, belt_length - GAP, 0)
         over_belt.setBottom(belt_top - max(FLASH_ABOVE_BELT, BOX_SIZE + 6 + backed_up_height + 6))
-        boxes.append(("ratio", over_belt, align.AlignHCenter | align.AlignVCenter))
+        boxes.append((over, over_belt, align.AlignHCenter | align.AlignVCenter))
         boxes.append(("backed_up", QRectF(over_belt.left(), belt_top - BOX_SIZE - 6 - backed_up_height,
                                           belt_end - over_belt.left(), backed_up_height),
                       align.AlignRight | align.AlignBottom))
@@ -329,8 +290,9 @@ class _Planner:
             boxes.append(("time_scale+box", QRectF(MARGIN, MARGIN, content_right - 2 * MARGIN, top_height),
                           align.AlignLeft | align.AlignTop))
         layout = ConveyorLayout(s, QPointF(0, 0), tall, warehouse, belt_top, belt_start, belt_end, worker_x,
-                                gauge_bar, trace)
-        return _Plan(width, height, layout, boxes, {"worker": worker_x, "peak": worker_x, "waiting": worker_x})
+                                gauge_bar, trace, self.floor_px)
+        centres = {"worker": worker_x, "peak": worker_x, "waiting": worker_x, "worker_time": worker_x}
+        return _Plan(width, height, layout, boxes, centres)
 
 
 def _largest_scale(planner: _Planner, width: float, height: float, tall: bool, trace_label: bool,
@@ -344,16 +306,17 @@ def _largest_scale(planner: _Planner, width: float, height: float, tall: bool, t
     low, high = 0.02, 4.0
     if not fits(low):
         return low
-    for _ in range(24):
+    for _ in range(BISECTION_STEPS):
         middle = (low + high) / 2
         low, high = (middle, high) if fits(middle) else (low, middle)
     return low
 
 
 def lay_out(measure: TextMeasure, width: float, height: float, labels: dict[str, str],
-            compact: bool) -> ConveyorLayout:
+            compact: bool, floor_px: int = FLOOR_PX) -> ConveyorLayout:
     """The arrangement that draws largest in ``width`` x ``height`` pixels, with every label placed."""
-    planner = _Planner(measure, labels, compact)
+    planner = _Planner(measure, labels, compact, floor_px)
+    notes_cost = GAUGE_NOTES_COST if planner.has_gauge_notes() else 1.0
     options = []
     for tall in (False, True):
         bare = _largest_scale(planner, width, height, tall, False, False)
@@ -363,10 +326,9 @@ def lay_out(measure: TextMeasure, width: float, height: float, labels: dict[str,
         with_trace = base if compact else _largest_scale(planner, width, height, tall, True, notes)
         trace = with_trace >= OPTIONAL_BAND_COST * base
         s = with_trace if trace else base
-        # Dropping the gauge's notes counts as drawing that much smaller: kept where the other arrangement
-        # is not clearly larger without them.
-        options.append((s * (1.0 if notes or not planner.has_gauge_notes() else GAUGE_NOTES_COST), s, tall,
-                        trace, notes))
+        # Dropping the gauge's note counts as drawing that much smaller: kept where the other arrangement
+        # is not clearly larger without it.
+        options.append((s * (1.0 if notes else notes_cost), s, tall, trace, notes))
     _, s, tall, trace_label, gauge_notes = max(options, key=lambda option: (option[0], option[2]))
     plan = planner.plan(s, tall, trace_label, gauge_notes)
     extra = min(BELT_MAX_LENGTH - (plan.layout.belt_end_x - plan.layout.belt_start_x), width / s - plan.width)
@@ -382,7 +344,8 @@ def _place_labels(measure: TextMeasure, planner: _Planner, layout: ConveyorLayou
                   boxes: list[tuple[str, QRectF, Qt.AlignmentFlag]], centres: dict[str, float]) -> None:
     """Fit each label into its place, most important first. A label that would touch one already placed,
     or a shape, is left out: only optional ones can be, the places were sized for the essential ones.
-    A place named "a+b" holds two labels, b under a (or in the whole place when a is left out)."""
+    A place named "a+b" holds its labels one under another (a label left out leaves its room to the next);
+    a label whose text changes (``DYNAMIC_LABELS``) gets the rest of its place, fitted when its text comes."""
     s = layout.scale
     obstacles = list(layout.shape_rects().values())
     placed: dict[str, FittedText] = {}
@@ -391,7 +354,7 @@ def _place_labels(measure: TextMeasure, planner: _Planner, layout: ConveyorLayou
         box = box.intersected(widget)     # below the smallest scale only: better left out than cut off
         centre = layout.origin.x() + centres[key] * s if key in centres else None
         fitted = measure.fit(planner.labels.get(key, ""), box, planner.px(key, s), key not in PLAIN_LABELS, align,
-                             centre_x=centre)
+                             floor_px=layout.floor_px, centre_x=centre)
         if fitted is None or any(fitted.rect.intersects(other) for other in obstacles) \
                 or any(fitted.rect.intersects(other.rect) for other in placed.values()):
             return None
@@ -399,25 +362,18 @@ def _place_labels(measure: TextMeasure, planner: _Planner, layout: ConveyorLayou
         return fitted
 
     for keys, logical_box, align in sorted(boxes, key=lambda item: LABEL_PRIORITY.index(item[0].split("+")[0])):
-        box = layout.to_screen(logical_box)
-        first, _, second = keys.partition("+")
-        if first == "time_scale":        # the notes end where the worker's words (placed before) begin
+        rest = layout.to_screen(logical_box)
+        if keys.startswith("time_scale"):        # the notes end where the worker's words (placed before) begin
             words = [placed[key].rect.left() for key in ("worker", "peak") if key in placed]
             if words:
-                box.setRight(min(words) - 2 * GAP * s)
-        if first in DYNAMIC_LABELS:
-            layout.dynamic_boxes[first] = (box.intersected(widget), align)
-            continue
-        fitted = fit(first, box, align)
-        if not second:
-            continue
-        rest = QRectF(box)
-        if fitted is not None:
-            rest.setTop(fitted.rect.bottom() + stack_gap(s) * s)
-        if second in DYNAMIC_LABELS:
-            layout.dynamic_boxes[second] = (rest.intersected(widget), align)
-        else:
-            fit(second, rest, align)
+                rest.setRight(min(words) - 2 * GAP * s)
+        for key in keys.split("+"):
+            if key in DYNAMIC_LABELS:
+                layout.dynamic_boxes[key] = (rest.intersected(widget), align)
+                break
+            fitted = fit(key, rest, align)
+            if fitted is not None:
+                rest.setTop(fitted.rect.bottom() + stack_gap(s) * s)
     layout.labels = placed
 
 
@@ -427,11 +383,9 @@ def fit_dynamic(measure: TextMeasure, layout: ConveyorLayout, key: str, text: st
     if key not in layout.dynamic_boxes or not text:
         return None
     box, align = layout.dynamic_boxes[key]
-    fitted = measure.fit(text, box, max(FLOOR_PX, round(LABEL_PX[key] * layout.scale)), key not in PLAIN_LABELS,
-                         align)
+    px = max(layout.floor_px, round(LABEL_PX[key] * layout.scale))
+    fitted = measure.fit(text, box, px, key not in PLAIN_LABELS, align, floor_px=layout.floor_px)
     if fitted is None or any(fitted.rect.intersects(other) for other in others):
         return None
     return fitted
 
-
-__all__ = ["ConveyorLayout", "ESSENTIAL_LABELS", "LABEL_PX", "lay_out", "fit_dynamic", "number_template"]

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from widgets.roofline_state import number_template
+
 # Boxes that queue in front of the worker when the belt backs up; more would
 # only crowd the picture, and the gauge already says "always busy".
 QUEUE_CAP_BOXES = 3
@@ -28,19 +30,32 @@ QUEUE_CAP_BOXES = 3
 # default time scale an H800 at FP16 turns about once a second, a B200 at FP4
 # under ten times, slow enough never to alias at 60 frames a second.
 FLOP_PER_GEAR_TURN = 1e9
-# A finished box flashes this long (screen seconds), so that a worker busy for
-# 0.3% of each cycle is still seen to take every box.
-FLASH_SCREEN_SECONDS = 0.35
-
+TRACE_WINDOW_SECONDS = 6.0   # screen seconds of the worker's history shown in the trace
 
 # Every label the picture can show, most important first. The essential ones always get a place
-# (the drawing shrinks until they fit, at a readable size); the optional tail gets the room that is
-# left and is left out, from the end of this list, where there is none.
-LABEL_PRIORITY = ("warehouse", "capacity", "belt", "bandwidth", "worker", "peak", "idle", "busy", "ratio",
-                  "basis", "measured", "waiting", "backed_up", "time_scale", "trace", "box")
-# Drawn with the gauge only (``show_gauge``): its two numbers and what they are based on.
-GAUGE_LABELS = frozenset({"idle", "busy", "basis", "measured"})
-ESSENTIAL_LABELS = frozenset(LABEL_PRIORITY[:LABEL_PRIORITY.index("ratio") + 1])
+# (the drawing shrinks until they fit, at or above the text floor); the optional tail gets the room that
+# is left and is left out, from the end of this list, where there is none.
+LABEL_PRIORITY = ("warehouse", "capacity", "belt", "bandwidth", "worker", "peak", "idle", "step", "ratio",
+                  "belt_time", "worker_time", "busy", "basis", "waiting", "backed_up", "time_scale", "trace", "box")
+# Drawn with the gauge only (``show_gauge``): the hero "idle" number, the busy share and its basis.
+GAUGE_LABELS = frozenset({"idle", "busy", "basis"})
+ESSENTIAL_LABELS = frozenset(LABEL_PRIORITY[:LABEL_PRIORITY.index("worker_time") + 1])
+
+# Text size of each label at scale 1 (logical units); times the scale, at least the floor.
+LABEL_PX = {"warehouse": 28, "capacity": 40, "belt": 28, "bandwidth": 40, "belt_time": 26, "worker": 28,
+            "peak": 40, "worker_time": 26, "ratio": 32, "step": 36, "idle": 60, "busy": 24, "basis": 22,
+            "waiting": 28, "backed_up": 26, "time_scale": 24, "box": 24, "trace": 24}
+PLAIN_LABELS = frozenset({"time_scale", "box", "trace", "basis", "busy"})     # the rest are bold
+# Labels whose numbers change with the intensity, every frame of a transition: their places are
+# sized for the text with every number replaced by a template, so the layout stays put. "basis" changes
+# its words (the roofline's figure, or the engine's at a preset): its place keeps room for two lines.
+DYNAMIC_LABELS = ("idle", "busy", "box", "worker_time", "basis")
+REWORDED_LABELS = frozenset({"basis"})
+# The colour role of each label: one red figure on the stage, the hero "idle".
+LABEL_ROLE = {"warehouse": "text", "capacity": "memory", "belt": "text", "bandwidth": "memory",
+              "belt_time": "memory", "worker": "text", "peak": "compute", "worker_time": "compute", "ratio": "text",
+              "step": "accent", "idle": "warning", "busy": "good", "basis": "muted", "waiting": "muted",
+              "backed_up": "muted", "time_scale": "muted", "box": "muted", "trace": "muted"}
 
 
 @dataclass(frozen=True)
@@ -48,10 +63,10 @@ class ConveyorState:
     """The numbers and texts the conveyor belt draws; texts arrive translated.
 
     ``labels`` keys the widget knows (each drawn only when present):
-    ``warehouse``, ``capacity``, ``belt``, ``bandwidth``, ``worker``, ``peak``,
-    ``ratio``, ``time_scale``, ``box``, ``busy``, ``idle``, ``basis`` (what the gauge's numbers are
-    based on), ``measured`` (a second, labelled figure beside the gauge), ``waiting``,
-    ``backed_up``, ``trace`` (``time_scale``, ``box`` and ``trace`` are left out when ``compact``).
+    ``warehouse``, ``capacity``, ``belt``, ``bandwidth``, ``belt_time`` (how often a box arrives),
+    ``worker``, ``peak``, ``worker_time`` (how long a box's work takes him), ``ratio`` or ``step`` (over the
+    belt; ``step`` wins), ``idle`` (the hero number), ``busy``, ``basis`` (what the gauge's share rests on),
+    ``waiting``, ``backed_up``, ``time_scale``, ``box``, ``trace`` (the last three left out when ``compact``).
     Where the widget is too small for all of them, it leaves out optional ones (``LABEL_PRIORITY``).
     Labels named in ``hidden`` keep their place but are not drawn (yet), so the drawing does not
     jump when they appear.
@@ -82,6 +97,14 @@ class ConveyorFrame:
     boxes_finished: int             # boxes turned into results so far
 
 
+def layout_words(state: ConveyorState) -> tuple:
+    """What the belt's layout depends on besides its size: the words, with every changing number templated
+    and every reworded label blank (their places are sized for any of them)."""
+    return state.compact, tuple(sorted(
+        (key, "" if key in REWORDED_LABELS else number_template(text) if key in DYNAMIC_LABELS else text)
+        for key, text in state.labels.items()))
+
+
 def box_interval_screen_seconds(state: ConveyorState) -> float:
     """Screen seconds between two boxes when the belt runs: bytes / bandwidth, slowed down."""
     return state.box_bytes / state.bandwidth_bytes_per_second / state.gpu_seconds_per_screen_second
@@ -97,6 +120,13 @@ def box_at_peak_screen_seconds(state: ConveyorState) -> float:
 def cycle_screen_seconds(state: ConveyorState) -> float:
     """One box per cycle: the slower of belt and worker sets the pace."""
     return max(box_interval_screen_seconds(state), box_at_peak_screen_seconds(state))
+
+
+def box_work_share(state: ConveyorState) -> float:
+    """How full of work a box is, 0..1: its FLOP over the FLOP a box holds at the ridge (where the worker
+    needs exactly the belt's time for it). At 1 FLOP/byte on an H800 a box is 0.3% full."""
+    ridge = state.peak_flops_per_second / state.bandwidth_bytes_per_second
+    return max(0.0, min(1.0, state.flops_per_byte / ridge))
 
 
 def busy_share(state: ConveyorState) -> float:

@@ -14,11 +14,12 @@ points move. A region label lies wholly on its own side of the ridge line.
 
 When room runs short, text gives way in this order: a legend entry puts its
 value on a line of its own under its name; a region label drops its second
-line (the explanation), then its short form shrinks towards the 12 px floor;
+line (the explanation), then its short form shrinks towards the theme's floor;
 the legend drops the names (sign and value remain, the caption names the
 points); a region label that still finds no place is left out (never put
 across the ridge line); then everything shrinks a pixel at a time, never under
-12 px. A number never leaves its unit, and no text is ever wrapped by Qt.
+the theme's ``text_floor_px``; at the floor a legend that still does not fit is
+left out. A number never leaves its unit, and no text is ever wrapped by Qt.
 
 Text is sized from the widget (its height, and its width when narrow), so it
 reads from the back of a room at 1024 x 768 and at 4K alike. Rates are in
@@ -33,11 +34,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 
-from widgets.conveyor_layout import number_template
+from widgets.roofline_state import number_template
 from widgets.text_fit import FLOOR_PX, FittedText, TextMeasure
 
 if TYPE_CHECKING:
-    from widgets.roofline_plot import RooflinePoint, RooflineState
+    from widgets.roofline_state import RooflinePoint, RooflineState
 
 # Text size follows the widget: one line per this many pixels of height, and never wider than
 # this many text heights across the widget (a narrow, tall plot), never under the readable floor.
@@ -47,6 +48,7 @@ TEXT_PX_MIN = FLOOR_PX
 LEGEND_MAX_SHARE = 0.36       # of the height: a legend on two lines an entry, above it, drops the names
 PLOT_MIN_LINES = 4            # the plot's height, in text lines, before text shrinks to make room
 LEFT_OF_RIDGE, RIGHT_OF_RIDGE = -1, 1
+MARKER_REACH = 0.8            # the largest marker's half-size, in marker sizes (the plot's hollow diamond)
 REGION_LABELS = ("compute_bound", "memory_bound")
 
 
@@ -54,7 +56,7 @@ REGION_LABELS = ("compute_bound", "memory_bound")
 class RooflineLayout:
     """Where everything goes, in widget pixels; computed by ``lay_out`` from the size, texts and roof."""
     px: int
-    legend_form: str                        # "one_line", "two_lines" or "value"
+    legend_form: str                        # "one_line", "two_lines", "value" or "none"
     legend: dict[str, tuple[QRectF, FittedText]] = field(default_factory=dict)   # key: (sign, text)
     texts: dict[str, FittedText] = field(default_factory=dict)   # titles and in-plot labels
     plot_widget: QRect = field(default_factory=QRect)
@@ -73,8 +75,8 @@ class RooflineLayout:
                        self.view.bottom() - (math.log10(flops_per_second) - y0) / (y1 - y0) * self.view.height())
 
 
-def preferred_px(width: int, height: int) -> int:
-    return max(TEXT_PX_MIN, round(min(height / TEXT_LINES_PER_HEIGHT, width / TEXT_HEIGHTS_PER_WIDTH)))
+def preferred_px(width: int, height: int, floor_px: int = TEXT_PX_MIN) -> int:
+    return max(floor_px, round(min(height / TEXT_LINES_PER_HEIGHT, width / TEXT_HEIGHTS_PER_WIDTH)))
 
 
 def legend_top(px: int) -> float:
@@ -142,8 +144,9 @@ def lay_out_legend(measure: TextMeasure, points: "tuple[RooflinePoint, ...]", px
 
 
 def lay_out(measure: TextMeasure, state: "RooflineState", width: int, height: int, line_width: float,
-            px: int, last_try: bool) -> RooflineLayout | None:
-    """Everything at text size ``px``; None when it does not fit (unless ``last_try``: then as it comes)."""
+            px: int, last_try: bool, floor_px: int = TEXT_PX_MIN) -> RooflineLayout | None:
+    """Everything at text size ``px``; None when it does not fit (unless ``last_try``: then the legend is
+    left out if even its values do not fit, and the rest comes as it comes)."""
     line = measure.line_height(px, False)
     pad, gap = round(px * 0.4), round(px * 0.3)
     right_edge = width - pad
@@ -156,6 +159,7 @@ def lay_out(measure: TextMeasure, state: "RooflineState", width: int, height: in
     else:
         if not last_try:
             return None
+        legend, legend_bottom, form = {}, top, "none"      # the caption and the notes name the points
     layout = RooflineLayout(px=px, legend_form=form, legend=legend, marker_px=round(px * 1.2))
     # Axis titles: y above the plot, x at the bottom.
     y_lines = _split_before_unit(measure, state.y_label, px, width - 2 * pad)
@@ -175,7 +179,7 @@ def lay_out(measure: TextMeasure, state: "RooflineState", width: int, height: in
     if view_height < PLOT_MIN_LINES * line and not last_try:
         return None
     view_height = max(view_height, 2 * line)
-    clear = layout.marker_px / 2 + 2 + max(gap, line_width)   # from the roofline's centre
+    clear = layout.marker_px * MARKER_REACH + 2 + max(gap, line_width)   # from the roofline's centre
     (x0, y0), _, (x2, y2) = state.roof
     bottom_log, roof_log = math.log10(y0), math.log10(y2)
     headroom = min(clear + 2 * measure.line_height(px, True) + gap, 0.6 * view_height)
@@ -194,7 +198,7 @@ def lay_out(measure: TextMeasure, state: "RooflineState", width: int, height: in
     x_title.moveLeft(min(max(pad, layout.view.center().x() - x_width / 2), width - pad - x_width))
     layout.texts["y_title"] = FittedText(y_lines, px, False, y_title, Qt.AlignmentFlag.AlignLeft, line)
     layout.texts["x_title"] = FittedText(x_lines, px, False, x_title, Qt.AlignmentFlag.AlignHCenter, line)
-    if not _place_in_plot(measure, layout, state, clear, gap) and not last_try:
+    if not _place_in_plot(measure, layout, state, clear, gap, floor_px) and not last_try:
         return None
     return layout
 
@@ -213,19 +217,19 @@ def _ticks(log_range: tuple[float, float], px_per_decade: float, text_of, room) 
     return [(k, texts[k]) for k in labelled], [(k, "") for k in decades if k not in labelled]
 
 
-def _region_forms(text: str, px: int) -> list[tuple[tuple[str, ...], int]]:
+def _region_forms(text: str, px: int, floor_px: int) -> list[tuple[tuple[str, ...], int]]:
     """The forms of a region label to try, fullest first: both lines; the short form at ``px``, then
     smaller, down to the floor."""
     forms = [(tuple(text.split("\n")), px)]
     if "\n" in text:
-        forms += [((short_form(text),), size) for size in range(px, TEXT_PX_MIN - 1, -1)]
+        forms += [((short_form(text),), size) for size in range(px, floor_px - 1, -1)]
     else:
-        forms += [((text,), size) for size in range(px - 1, TEXT_PX_MIN - 1, -1)]
+        forms += [((text,), size) for size in range(px - 1, floor_px - 1, -1)]
     return forms
 
 
 def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "RooflineState", clear: float,
-                   gap: float) -> bool:
+                   gap: float, floor_px: int) -> bool:
     """The ridge and region labels, each at its first free place; False when the ridge label finds none."""
     px = layout.px
     corners = [layout.to_pixels(x, y) for x, y in state.roof]
@@ -294,7 +298,7 @@ def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "Rooflin
                 (rx - gap - w, inner.bottom() - h), (inner.left(), inner.top()),
                 (rx - clear - w, ry - clear - h)])):
         if text:
-            place(name, _region_forms(text, px), False, spots, side)
+            place(name, _region_forms(text, px, floor_px), False, spots, side)
     return True
 
 

@@ -20,53 +20,29 @@ over ``engine.units``'s), so no number is formatted here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Callable
+from dataclasses import replace
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QPainter, QPolygonF
 from PySide6.QtWidgets import QGraphicsObject, QWidget
 
-from widgets.conveyor_layout import number_template
 from widgets.roofline_layout import (
     TEXT_PX_MIN, RooflineLayout, lay_out, lay_out_legend, legend_top, preferred_px,
 )
-from widgets.text_fit import FittedText, TextMeasure
+from widgets.roofline_state import POINT_KEYS, RooflineState, number_template
+from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 
-# Colour role and symbol of each named point; the legend draws the same symbol as its sign.
+# Colour role and symbol of each named point; the legend draws the same symbol as its sign. The control's
+# diamond is drawn hollow and larger, over the others: where it sits on a preset's point, both show.
 POINT_STYLES = {
     "decode": ("warning", "o"),
     "prefill": ("compute", "s"),
     "control": ("accent", "d"),
 }
-
-
-@dataclass(frozen=True)
-class RooflinePoint:
-    key: str                             # "decode", "prefill" or "control"
-    label: str                           # already translated, may hold the numbers
-    flops_per_byte: float
-    attainable_flops_per_second: float
-    value: str = ""                      # the number and unit ``label`` ends with: kept whole, shown alone when narrow
-
-
-@dataclass(frozen=True)
-class RooflineState:
-    roof: tuple[tuple[float, float], ...]   # (FLOP/byte, FLOP/s): start, ridge, end of the roofline
-    ridge_flops_per_byte: float
-    ridge_label: str
-    x_label: str
-    y_label: str
-    # The tick numbers: a decade of FLOP/byte (x) or of FLOP/s (y) -> its text, in the axis title's unit.
-    # Pass the same functions every time (not new lambdas): they are part of what the layout depends on.
-    x_tick_text: Callable[[float], str]
-    y_tick_text: Callable[[float], str]
-    points: tuple[RooflinePoint, ...] = ()
-    # Written left and right of the ridge; a first line alone is the short form, used when room is short.
-    memory_bound_label: str = ""
-    compute_bound_label: str = ""
+HOLLOW_POINTS = frozenset({"control"})
+HOLLOW_SIZE = 1.6          # the hollow marker's size, times a filled one's
 
 
 class _PlotTexts(QGraphicsObject):
@@ -123,12 +99,13 @@ class RooflinePlot(QWidget):
         # PlotDataItems (not bare ScatterPlotItems) so that the log mode applies to them.
         self._ridge_marker = self.plot_widget.plot([], [], pen=None, symbol="o", symbolSize=16)
         self._markers: dict[str, pg.PlotDataItem] = {}
-        for key, (_, symbol) in POINT_STYLES.items():
-            self._markers[key] = self.plot_widget.plot([], [], pen=None, symbol=symbol, symbolSize=24,
-                                                       antialias=False)
+        for order, key in enumerate(POINT_KEYS):
+            self._markers[key] = self.plot_widget.plot([], [], pen=None, symbol=POINT_STYLES[key][1],
+                                                       symbolSize=24, antialias=False)
+            self._markers[key].setZValue(10 + order)
         self._plot_texts = _PlotTexts(self)
         self.plot_widget.scene().addItem(self._plot_texts)
-        self._text_px = preferred_px(self.width(), self.height())
+        self._text_px = preferred_px(self.width(), self.height(), self.floor_px())
         self.set_theme(theme)
 
     # -- what is shown ------------------------------------------------------------------
@@ -150,6 +127,22 @@ class RooflinePlot(QWidget):
 
     def legend_texts(self) -> list[str]:
         return [point.label for point in self._state.points] if self._state else []
+
+    def floor_px(self) -> int:
+        """The smallest text this plot draws: the theme's floor (the slide sets it from the screen)."""
+        return max(1, math.ceil(getattr(self.theme, "text_floor_px", TEXT_PX_MIN)))
+
+    def drawn_texts(self) -> list[DrawnText]:
+        """Every text the plot draws, with its pixel size and rectangle (the tick numbers as their bands)."""
+        self._relayout()
+        if self._layout is None:
+            return []
+        texts = {**self.label_texts(), "x_ticks": " ".join(self.tick_texts()["x"]),
+                 "y_ticks": " ".join(self.tick_texts()["y"])}
+        rects = self.label_rects()
+        sizes = {name: text.px for name, text in self._layout.texts.items()}
+        return [DrawnText(name, text, sizes.get(name, self._layout.px), rects[name])
+                for name, text in texts.items() if text and name in rects]
 
     def text_px(self) -> int:
         """The pixel size of every text in the plot now."""
@@ -183,11 +176,11 @@ class RooflinePlot(QWidget):
         self._relayout()
         if self._layout is None or self._state is None:
             return {}
-        size = self._layout.marker_px + 4          # the symbol and its outline
         centres = {p.key: (p.flops_per_byte, p.attainable_flops_per_second) for p in self._state.points}
         centres["ridge"] = (self._state.ridge_flops_per_byte, self._state.roof[1][1])
         rects = {}
         for key, (x, flops) in centres.items():
+            size = self._layout.marker_px * (HOLLOW_SIZE if key in HOLLOW_POINTS else 1) + 4   # and its outline
             centre = self._layout.to_pixels(x, flops)
             rects[key] = QRectF(centre.x() - size / 2, centre.y() - size / 2, size, size)
         return rects
@@ -220,8 +213,12 @@ class RooflinePlot(QWidget):
         self._ridge_marker.setSymbolBrush(pg.mkBrush(theme.color("text")))
         self._ridge_marker.setSymbolPen(pg.mkPen(theme.color("background"), width=2))
         for key, (role, _) in POINT_STYLES.items():
-            self._markers[key].setSymbolBrush(pg.mkBrush(theme.color(role)))
-            self._markers[key].setSymbolPen(pg.mkPen(theme.color("background"), width=2))
+            if key in HOLLOW_POINTS:
+                self._markers[key].setSymbolBrush(None)
+                self._markers[key].setSymbolPen(pg.mkPen(theme.color(role), width=max(2.0, width * 1.2)))
+            else:
+                self._markers[key].setSymbolBrush(pg.mkBrush(theme.color(role)))
+                self._markers[key].setSymbolPen(pg.mkPen(theme.color("background"), width=2))
         self._relayout(force=True)
         self.update()
 
@@ -265,14 +262,15 @@ class RooflinePlot(QWidget):
         if key == self._layout_key and not force:
             return False
         self._layout_key = key
-        preferred = preferred_px(self.width(), self.height())
+        floor = self.floor_px()
+        preferred = preferred_px(self.width(), self.height(), floor)
         if state is None:
             self._text_px = preferred
             self.plot_widget.setGeometry(self.rect())
             return True
-        for px in range(preferred, TEXT_PX_MIN - 1, -1):
+        for px in range(preferred, floor - 1, -1):
             layout = lay_out(self.measure, state, self.width(), self.height(), self.theme.line_width, px,
-                             last_try=px == TEXT_PX_MIN)
+                             last_try=px == floor, floor_px=floor)
             if layout is not None:
                 break
         self._apply(layout)
@@ -296,8 +294,8 @@ class RooflinePlot(QWidget):
         self.plot_widget.getAxis("bottom").setHeight(layout.axis_height)
         self.plot_widget.setXRange(*layout.x_range, padding=0)
         self.plot_widget.setYRange(*layout.y_range, padding=0)
-        for marker in self._markers.values():          # symbols as large as the words beside them
-            marker.setSymbolSize(layout.marker_px)
+        for key, marker in self._markers.items():      # symbols as large as the words beside them
+            marker.setSymbolSize(round(layout.marker_px * (HOLLOW_SIZE if key in HOLLOW_POINTS else 1)))
         self._ridge_marker.setSymbolSize(round(px * 0.8))
         offset = QPointF(layout.plot_widget.topLeft())
         roles = {"ridge": "text", "memory_bound": "memory", "compute_bound": "compute"}
@@ -316,8 +314,12 @@ class RooflinePlot(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         for key, (sign, text) in self._layout.legend.items():
             role, symbol = POINT_STYLES[key]
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(self.theme.color(role))
+            if key in HOLLOW_POINTS:
+                painter.setPen(pg.mkPen(self.theme.color(role), width=max(2.0, self.theme.line_width)))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+            else:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(self.theme.color(role))
             if symbol == "o":
                 painter.drawEllipse(sign)
             elif symbol == "s":

@@ -4,12 +4,14 @@ from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QColor
 
 from desktop.i18n import Language
-from desktop.scenes.gpu_waits import compute_tick_number, intensity_number
+from desktop.scenes.gpu_waits_model import compute_tick_number, intensity_number
 from engine import roofline
 from engine.catalog import default_catalog
-from widgets.roofline_plot import TEXT_PX_MIN, RooflinePlot, RooflinePoint, RooflineState
+from widgets.roofline_plot import TEXT_PX_MIN, RooflinePlot
+from widgets.roofline_state import RooflinePoint, RooflineState
 from widgets.theme import THEMES
 
 CATALOG = default_catalog()
@@ -228,7 +230,7 @@ def test_a_moving_point_moves_only_its_marker_and_its_legend_line(qtbot):
     with qtbot.assertNotEmitted(plot.plot_widget.getPlotItem().getViewBox().sigStateChanged):
         plot.set_state(scene_like_state("en", 3000.0))
     after = plot.label_rects()
-    assert plot.label_texts()["legend.control"].endswith("3000 FLOP/byte")
+    assert plot.label_texts()["legend.control"].endswith("3000\u00a0FLOP/byte")
     assert {name: rect for name, rect in after.items() if name != "legend.control"} == \
         {name: rect for name, rect in before.items() if name != "legend.control"}
 
@@ -294,3 +296,51 @@ def test_a_region_label_never_crosses_the_ridge_line(qtbot, size):
 
 def _ridge_x(plot: RooflinePlot) -> float:
     return plot.marker_rects()["ridge"].center().x()
+
+
+# The plot beside the belt on a 1024 x 768 and a 1920 x 1080 stage, with those screens' text floors.
+FLOORED = [((392, 530), 18), ((410, 460), 18), ((740, 780), 25), ((600, 400), 25), ((228, 420), 18)]
+
+
+@pytest.mark.parametrize("theme", ["light", "projector"])
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize(("size", "floor"), FLOORED)
+def test_no_text_below_the_themes_floor_and_none_overlapping(qtbot, size, floor, language, theme):
+    plot = RooflinePlot(replace(THEMES[theme], text_floor_px=floor))
+    qtbot.addWidget(plot)
+    plot.resize(*size)
+    plot.set_state(scene_like_state(language, 1.02))
+    drawn = plot.drawn_texts()
+    assert {"ridge", "x_title", "y_title"} <= {text.key for text in drawn}
+    inside = QRectF(plot.rect())
+    for n, text in enumerate(drawn):
+        assert text.px >= floor, (text.key, text.px)
+        assert inside.contains(text.rect), text.key
+        for other in drawn[n + 1:]:
+            assert not text.rect.intersects(other.rect), (text.key, other.key)
+
+
+def test_a_legend_that_does_not_fit_at_the_floor_is_left_out_not_shrunk(qtbot):
+    plot = RooflinePlot(replace(THEMES["light"], text_floor_px=40))
+    qtbot.addWidget(plot)
+    plot.resize(260, 500)
+    plot.set_state(scene_like_state("en", 1.02))
+    drawn = plot.drawn_texts()
+    assert all(text.px >= 40 for text in drawn)
+    assert not [text for text in drawn if text.key.startswith("legend")]
+
+
+def test_the_control_marker_never_hides_the_decode_point_it_sits_on(qtbot):
+    """The control's diamond is hollow, larger and under the decode dot: both show where they meet."""
+    from widgets.roofline_plot import HOLLOW_POINTS
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.resize(600, 500)
+    plot.set_state(scene_like_state("en", 1.02))       # the control at decode
+    markers = plot.marker_rects()
+    assert markers["control"].contains(markers["decode"])
+    assert "control" in HOLLOW_POINTS
+    assert plot._markers["decode"].zValue() > plot._markers["control"].zValue()
+    image = plot.grab().toImage()
+    centre = markers["decode"].center().toPoint()
+    assert image.pixelColor(centre).name() == QColor(THEMES["light"].warning).name()
