@@ -1,127 +1,234 @@
-"""One self-check question: the question, its answer (hidden until revealed), links to scenes.
+"""One of the summary's questions on the stage: the question, a picture for its answer, the answer's lines, a link.
 
-Handed a plain ``QuestionCardState``; it emits what the learner asks for
-(``reveal_requested``, ``link_clicked(scene number)``) and decides nothing.
-The hidden answer keeps its place (drawn fully transparent), so revealing it
-never moves the other cards. The line under the answer is one wrapped row of
-links: "show the answer" while hidden, the scenes that explain it once shown.
+Draws a ``QuestionCardState`` (``widgets.question_card_state``) and hosts the
+picture widget it is given (``set_picture``), which it places between the
+question and the answer's lines. Focus mode (the card fills the stage): the
+question large, centred until the reveal begins, then at the top; the picture
+is shown once the reveal reaches it; the answer's lines and the link fade in
+last (``set_reveal``). Compact mode (the recap): framed, question on top,
+picture, link at the bottom; no answer lines (they are in the notes).
+
+A click anywhere on a card whose link is shown emits ``link_clicked(scene
+number)``: the picture leaves mouse presses to its parent, so a click on the
+picture counts too. The card decides nothing else.
 """
 from __future__ import annotations
 
-import html
-from dataclasses import dataclass
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QPainter, QPen
+from PySide6.QtWidgets import QWidget
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QFrame, QGraphicsOpacityEffect, QLabel, QVBoxLayout, QWidget
-
+from widgets.question_card_state import QuestionCardState, RevealPhases, reveal_phases
+from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import THEMES, Theme
 
-REVEAL_LINK = "reveal"
-SCENE_LINK_PREFIX = "scene:"
+MAX_TEXT_PX = 64            # larger glyphs are drawn as paths by the raster engine: far slower per frame
+QUESTION_PER_HEIGHT = 0.085
+ANSWER_PER_HEIGHT = 0.055
+LINK_PER_HEIGHT = 0.04
+COMPACT_QUESTION_PER_HEIGHT = 0.08
+GAP_SHARE = 0.02
+ONE_LINE_SHRINK = 0.8       # a question keeps to one line down to this share of its type size
+LEFT_TOP = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
-@dataclass(frozen=True)
-class QuestionCardState:
-    number: int
-    question: str
-    answer: str
-    revealed: bool
-    reveal_label: str                           # the link that shows the answer
-    links: tuple[tuple[int, str], ...] = ()     # (scene number, link text), only scenes that exist
+def box_ok(box: QRectF) -> bool:
+    return box.width() > 0 and box.height() > 0
 
 
-class QuestionCard(QFrame):
-    reveal_requested = Signal()
+class QuestionCard(QWidget):
     link_clicked = Signal(int)
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, theme: Theme | None = None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setObjectName("question_card")
-        self._state: QuestionCardState | None = None
-        self._theme = THEMES["light"]
-        self.question_label = QLabel(self)
-        self.answer_label = QLabel(self)
-        self.links_label = QLabel(self)
-        for label in (self.question_label, self.answer_label, self.links_label):
-            label.setWordWrap(True)
-            label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.question_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.answer_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.links_label.setTextFormat(Qt.TextFormat.RichText)
-        self.links_label.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
-        self.links_label.linkActivated.connect(self.activate_link)
-        self._answer_opacity = QGraphicsOpacityEffect(self.answer_label)
-        self.answer_label.setGraphicsEffect(self._answer_opacity)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.question_label)
-        layout.addWidget(self.answer_label, stretch=1)
-        layout.addWidget(self.links_label)
+        self.theme = theme or THEMES["light"]
+        self.state: QuestionCardState | None = None
+        self.measure = TextMeasure()
+        self.picture: QWidget | None = None
+        self._phases = reveal_phases(1.0)
+        self._layout_key = None
+        self._layout: dict = {}
+        self._drawn: list[DrawnText] = []
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
 
-    @property
-    def state(self) -> QuestionCardState | None:
-        return self._state
+    # -- what the scene hands over --------------------------------------------------------------
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self._layout_key = None
+        self._place_picture()
+        self.update()
 
     def set_state(self, state: QuestionCardState) -> None:
-        previous = self._state
-        self._state = state
-        self.question_label.setText(f"{state.number}. {state.question}")
-        self.answer_label.setText(state.answer)
-        self._show_links()
-        if previous is None or previous.revealed != state.revealed:
-            self.set_answer_opacity(1.0 if state.revealed else 0.0)
+        if state != self.state:
+            self.state = state
+            self._layout_key = None
+            self._place_picture()
+            self.update()
 
-    def activate_link(self, link: str) -> None:
-        """What a click on a link does (also what tests call)."""
-        if link == REVEAL_LINK:
-            self.reveal_requested.emit()
-        elif link.startswith(SCENE_LINK_PREFIX):
-            self.link_clicked.emit(int(link[len(SCENE_LINK_PREFIX):]))
+    def set_picture(self, picture: QWidget) -> None:
+        """Host ``picture`` (the one shown between question and answer); a picture hosted before is hidden."""
+        if picture is self.picture:
+            return
+        if self.picture is not None:
+            self.picture.hide()
+        self.picture = picture
+        if picture.parent() is not self:
+            picture.setParent(self)
+        self._place_picture()
 
-    def set_answer_opacity(self, opacity: float) -> None:
-        """0 hides the answer, 1 shows it; in between while it fades in."""
-        self._answer_opacity.setOpacity(opacity)
-        # A full-opacity effect still renders through an offscreen pixmap: switch it off.
-        self._answer_opacity.setEnabled(opacity < 1.0)
+    def set_reveal(self, progress: float) -> None:
+        """0: the bare question; 1: the question at the top, the picture, the answer and the link."""
+        phases = reveal_phases(progress)
+        if phases != self._phases:
+            repaint = (phases.move, phases.text) != (self._phases.move, self._phases.text)
+            self._phases = phases
+            self._place_picture()
+            if repaint:             # the picture growing in is the picture's own paint, not the card's
+                self.update()
 
-    def answer_visible(self) -> bool:
-        return not self._answer_opacity.isEnabled() or self._answer_opacity.opacity() > 0
+    @property
+    def phases(self) -> RevealPhases:
+        return self._phases
 
-    def set_pixel_size(self, pixels: int) -> None:
-        question, answer, links = QFont(self.font()), QFont(self.font()), QFont(self.font())
-        question.setPixelSize(round(pixels * 1.15))
-        question.setBold(True)
-        answer.setPixelSize(pixels)
-        links.setPixelSize(max(8, round(pixels * 0.9)))
-        self.question_label.setFont(question)
-        self.answer_label.setFont(answer)
-        self.links_label.setFont(links)
-        margin = max(4, pixels // 2)
-        self.layout().setContentsMargins(margin, margin, margin, margin)
-        self.layout().setSpacing(margin)
-        self.layout().invalidate()
+    def link_shown(self) -> bool:
+        state = self.state
+        return bool(state and state.link_scene and (state.compact or self._phases.text > 0))
 
-    def height_for_width(self, width: int) -> int:
-        """The height this card needs at ``width`` with its current type."""
-        return self.layout().totalHeightForWidth(width)
+    def answer_shown(self) -> bool:
+        state = self.state
+        return bool(state and state.answer and not state.compact and self._phases.text > 0)
 
-    def set_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        width = max(1, round(theme.line_width / 2))
-        self.setStyleSheet(
-            f"QFrame#question_card {{ background: {theme.surface}; border: {width}px solid {theme.muted};"
-            f" border-radius: 8px; }}"
-            f" QFrame#question_card QLabel {{ color: {theme.text}; background: transparent; border: none; }}")
-        self._show_links()
+    def activate_link(self) -> bool:
+        """What a click does (also what tests call): jump to the linked scene, if its link is shown."""
+        if not self.link_shown():
+            return False
+        self.link_clicked.emit(self.state.link_scene)
+        return True
 
-    def _show_links(self) -> None:
-        state = self._state
+    def picture_rect(self) -> QRectF:
+        return QRectF(self._layout_now().get("picture", QRectF()))
+
+    def drawn_texts(self) -> list[DrawnText]:
+        return list(self._drawn)
+
+    # -- layout ----------------------------------------------------------------------------------
+    def _floor(self) -> int:
+        return max(1, int(round(self.theme.text_floor_px)))
+
+    def _px(self, share: float, limit: int) -> int:
+        return max(self._floor(), min(limit, round(share * self.height())))
+
+    def _fit(self, text: str, box: QRectF, px: int, bold: bool, align) -> FittedText | None:
+        if not text or box.width() <= 0 or box.height() <= 0:
+            return None
+        return self.measure.fit(text, box, min(px, MAX_TEXT_PX), bold, align, floor_px=self._floor())
+
+    def _fit_question(self, text: str, inner: QRectF, px: int) -> FittedText | None:
+        """The question on one line if a little smaller type allows it, else on two lines at full size."""
+        one_line = QRectF(inner.left(), inner.top(), inner.width(), self.measure.line_height(px, True))
+        smallest = max(self._floor(), round(ONE_LINE_SHRINK * px))
+        if text and box_ok(one_line):
+            fitted = self.measure.fit(text, one_line, min(px, MAX_TEXT_PX), True, LEFT_TOP, floor_px=smallest)
+            if fitted is not None and len(fitted.lines) == 1:
+                return fitted
+        two_lines = QRectF(inner.left(), inner.top(), inner.width(), 2 * self.measure.line_height(px, True))
+        return self._fit(text, two_lines, px, True, LEFT_TOP)
+
+    def _layout_now(self) -> dict:
+        state = self.state
+        key = (self.width(), self.height(), state, self.theme)
+        if key != self._layout_key:
+            self._layout_key = key
+            self._layout = self._compute_layout(state) if state is not None else {}
+        return self._layout
+
+    def _compute_layout(self, state: QuestionCardState) -> dict:
+        w, h = float(self.width()), float(self.height())
+        compact = state.compact
+        margin = max(6.0, (0.04 if compact else 0.03) * min(w, h))
+        gap = max(4.0, GAP_SHARE * h)
+        inner = QRectF(margin, margin, w - 2 * margin, h - 2 * margin)
+        q_px = self._px(COMPACT_QUESTION_PER_HEIGHT if compact else QUESTION_PER_HEIGHT, MAX_TEXT_PX)
+        question = self._fit_question(state.question, inner, q_px)
+        top = question.rect.bottom() + gap if question else inner.top()
+        link_px = self._px(LINK_PER_HEIGHT, 40)
+        link_h = self.measure.line_height(link_px, True)
+        link_box = QRectF(inner.left(), inner.bottom() - link_h, inner.width(), link_h)
+        link = self._fit(state.link, link_box, link_px, True, RIGHT)
+        bottom = link.rect.top() - gap if link else inner.bottom()
+        answer = None
+        if not compact and state.answer:
+            a_px = self._px(ANSWER_PER_HEIGHT, 48)
+            a_h = 2 * self.measure.line_height(a_px, False)
+            answer = self._fit(state.answer, QRectF(inner.left(), bottom - a_h, inner.width(), a_h), a_px, False,
+                               Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
+            if answer is not None:
+                bottom = answer.rect.top() - gap
+        centred = None
+        if question is not None:     # before the reveal: the same lines, centred on the card
+            centred = QRectF(question.rect)
+            centred.moveTop((h - centred.height()) / 2)
+        return {"question": question, "centred": centred, "link": link, "answer": answer, "margin": margin,
+                "picture": QRectF(inner.left(), top, inner.width(), max(0.0, bottom - top))}
+
+    def _place_picture(self) -> None:
+        if self.picture is None or self.state is None:
+            return
+        rect = self._layout_now().get("picture", QRectF()).toRect()
+        if self.picture.geometry() != rect:
+            self.picture.setGeometry(rect)
+        shown = (self.state.compact or self._phases.picture > 0) and rect.height() > 0
+        if self.picture.isVisibleTo(self) != shown:
+            self.picture.setVisible(shown)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_picture()
+
+    # -- painting ----------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), self.theme.color("background"))
+        self._drawn = []
+        state = self.state
         if state is None:
             return
-        style = f"color: {self._theme.accent}; text-decoration: none; font-weight: bold;"
-        if state.revealed:
-            items = [(f"{SCENE_LINK_PREFIX}{number}", f"→ {text}") for number, text in state.links]
-        else:
-            items = [(REVEAL_LINK, f"▸ {state.reveal_label}")]
-        self.links_label.setText("&nbsp;&nbsp;&nbsp; ".join(
-            f'<a href="{href}" style="{style}">{html.escape(text)}</a>' for href, text in items))
+        layout = self._layout_now()
+        if state.compact:
+            lw = max(1.0, self.theme.line_width / 2)
+            painter.setPen(QPen(self.theme.color("muted"), lw))
+            painter.setBrush(Qt.BrushStyle.NoBrush)      # the picture paints the stage's background: one ground
+            painter.drawRoundedRect(QRectF(self.rect()).adjusted(lw, lw, -lw, -lw), 8, 8)
+        question: FittedText | None = layout.get("question")
+        if question is not None:
+            move = 1.0 if state.compact else self._phases.move
+            rect = QRectF(question.rect)
+            rect.moveTop(layout["centred"].top() + (question.rect.top() - layout["centred"].top()) * move)
+            self._paint("question", state.question, question, rect, "text", 1.0, painter)
+        opacity = 1.0 if state.compact else self._phases.text
+        if self.answer_shown() and layout.get("answer") is not None:
+            answer = layout["answer"]
+            self._paint("answer", state.answer, answer, answer.rect, "text", opacity, painter)
+        if self.link_shown() and layout.get("link") is not None:
+            link = layout["link"]
+            self._paint("link", state.link, link, link.rect, "accent", opacity, painter)
+
+    def _paint(self, key: str, text: str, fitted: FittedText, rect: QRectF, role: str, opacity: float,
+               painter: QPainter) -> None:
+        painter.setOpacity(opacity)
+        painter.setPen(self.theme.color(role))
+        moved = FittedText(fitted.lines, fitted.px, fitted.bold, rect, fitted.align, fitted.line_height)
+        moved.paint(painter, self.measure.font(fitted.px, fitted.bold))
+        painter.setOpacity(1.0)
+        self._drawn.append(DrawnText(key, text, float(fitted.px), QRectF(rect)))
+
+    def mousePressEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.activate_link():
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def enterEvent(self, event) -> None:
+        self.setCursor(Qt.CursorShape.PointingHandCursor if self.link_shown() else Qt.CursorShape.ArrowCursor)
+        super().enterEvent(event)

@@ -1,149 +1,166 @@
-"""Scene 7, the summary: the seed's four questions as a self-check.
+"""Scene 7, the summary: the seed's four questions, one at a time, each answered by a picture from its scene.
 
-The learner answers in their head, then reveals the answer (one per build, or
-by clicking the card); each answer quotes the current scenario's numbers and
-links to the scenes that explain it, as far as those scenes exist. Answers
-that quote timing, utilisation or price say which mode (ideal or realistic)
-the figures come from, since the two differ.
+A thin view over ``desktop.scenes.summary_model`` (Qt-free). Each question has
+two builds: the question alone, large, on the stage; then its answer, revealed
+in three steps on the scene clock (the question moves up, the picture grows in,
+one or two lines of words appear: one ``Transition``, so a build never depends
+on how fast the last one was clicked). The last build shows all four answers
+side by side, small, as a recap (the handout's page, with the recap's notes).
+
+The pictures are the scenes' own widgets fed with the shared scenario's
+numbers: share bars for scene 1's idle gauge, scene 5's work counter (as bars
+in the recap), scene 2's memory bars, scene 6's price bars. A click on a revealed answer (or G and
+the scene's number) jumps to the scene that explains it; links go only to
+registered scenes.
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QGridLayout
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QWidget
 
 from desktop.scene import Scene, SceneContext
-from desktop.scenes.registry import scene_class
-from desktop.scenes.summary_model import BUSY_SERVER_BATCH, QUESTIONS, summary_values
-from widgets.question_card import QuestionCard, QuestionCardState
+from desktop.scenes.registry import scene_classes
+from desktop.scenes.summary_model import (
+    BUILDS, BUSY_SERVER_BATCH, QUESTIONS, RECAP_BUILD, SummaryModel, focus, linked_scene,
+)
+from widgets.memory_bars import MemoryBars
+from widgets.question_card import QuestionCard
+from widgets.question_card_state import reveal_phases
+from widgets.ratio_bars import RatioBars
+from widgets.share_bars import ShareBars
+from widgets.transition import Transition
+from widgets.work_counter import WorkCounter
 
-FADE_SECONDS = 0.3          # an answer fades in this fast: quick, but the eye sees where it appeared
-TYPE_PER_HEIGHT = 1 / 22    # answer text before fitting: large enough for a room
-SMALLEST_TYPE_PX = 9
+# A reveal: the question's move, the picture and the words in turn. Under a second, so a build's picture
+# is complete before the presenter's next sentence (and in any still picture taken a second later).
+REVEAL_SECONDS = 0.8
+GRID_GAP_SHARE = 0.02        # of the stage's height, between the recap's cards
 
 
 class SummaryScene(Scene):
     number = 7
     key = "summary"
-    build_names = ("questions", *QUESTIONS)
+    build_names = BUILDS
 
-    def __init__(self, context: SceneContext, parent=None):
+    def __init__(self, context: SceneContext, parent: QWidget | None = None):
         super().__init__(context, parent)
-        self._clicked: set[int] = set()                 # answers revealed by a click, whatever the build
-        self._fade_started: dict[int, float] = {}       # answer -> clock seconds its fade began
-        self._values: dict[str, str] = {}
-        self._mode = ""                                  # the scenario's mode: "ideal" or "realistic"
-        self.cards = [QuestionCard(self) for _ in QUESTIONS]
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
-        for index, card in enumerate(self.cards):
-            grid.addWidget(card, index // 2, index % 2)
-            card.reveal_requested.connect(lambda i=index: self.reveal(i))
-            card.link_clicked.connect(self.jump_requested)   # the learner followed a link back to a scene
-        for row_or_column in (0, 1):
-            grid.setRowStretch(row_or_column, 1)
-            grid.setColumnStretch(row_or_column, 1)
+        self._reveal = Transition(0.0, seconds=REVEAL_SECONDS)
+        self._revealing = False
+        theme = context.theme
+        self.work_counter = self.themed(WorkCounter(theme))
+        # The recap's small form of the work counter: its boxes and curves have no room for numbers there.
+        self.work_bars = self.themed(ShareBars(theme))
+        self.cards = [self.themed(QuestionCard(theme, self)) for _ in QUESTIONS]
+        pictures = [ShareBars(theme), self.work_counter, MemoryBars(theme), RatioBars(theme)]
+        for card, picture in zip(self.cards, pictures):
+            card.set_picture(self.themed(picture))
+            card.link_clicked.connect(self.jump_requested)      # a click on an answer: to the scene explaining it
+        self.work_bars.setParent(self.cards[QUESTIONS.index("kv_cache")])
+        self.work_bars.hide()
+        self._model: SummaryModel | None = None
+        self._report = context.store.report
         self.clock.ticked.connect(self._on_tick)
-        self.set_theme(context.theme)
+        self.on_report(context.store.scenario, context.store.report)
+        self.go_to_build(0, animate=False)
 
-    # -- the contract ---------------------------------------------------------------
+    # -- the model ------------------------------------------------------------------------------
+    def _make_model(self) -> SummaryModel:
+        language = self.context.language
+        titles = {cls.number: language.text(f"{cls.key}.title") for cls in scene_classes() if cls.number != self.number}
+        return SummaryModel(self._report, self.context.what_if(batch=BUSY_SERVER_BATCH), titles, language.text,
+                            self.context.refusal_text)
+
+    @property
+    def model(self) -> SummaryModel:
+        return self._model
+
+    def caption_values(self) -> dict[str, str]:
+        return self._model.values if self._model else {}
+
+    def note_values(self) -> dict[str, str]:
+        if self._model is None:
+            return {}
+        scenes = {f"{question}_scene": str(linked_scene(question, self._model.titles)) for question in QUESTIONS}
+        return {**self._model.values, **scenes}
+
+    # -- the contract ---------------------------------------------------------------------------
     def show_build(self, index: int, animate: bool) -> None:
+        question, revealed = focus(index)
         now = self.clock.seconds()
-        for answer in range(len(self.cards)):
-            if self._revealed(answer) and answer not in self._fade_started:
-                self._fade_started[answer] = now if animate and self.clock.running else -FADE_SECONDS
-            elif not self._revealed(answer):
-                self._fade_started.pop(answer, None)
+        self._reveal.retarget(0.0, now, animate=False)
+        if question is not None and revealed:
+            self._reveal.retarget(1.0, now, animate=animate)
+        self._revealing = self._reveal.running(now)
+        self._place_cards()
         self._refresh()
 
     def on_report(self, scenario, report) -> None:
-        catalog = self.context.catalog
-        self._mode = scenario.mode
-        names = {"gpu": catalog.gpu(scenario.gpu).name, "model": catalog.model(scenario.model).name,
-                 "weights_precision": catalog.precision(scenario.weights).name}
-        self._values = summary_values(scenario, report, self.context.what_if(batch=BUSY_SERVER_BATCH), names)
+        self._report = report
+        self._model = self._make_model()
         self._refresh()
-
-    def note_values(self) -> dict[str, str]:
-        language = self.context.language
-        return {**self._values, "mode": language.text(f"summary.mode.{self._mode}")} if self._values else {}
-
-    def reset(self) -> None:
-        self._clicked.clear()
-        self._fade_started.clear()
-        super().reset()
 
     def retranslate(self) -> None:
+        self._model = self._make_model()
         self._refresh()
 
-    def set_theme(self, theme) -> None:
-        super().set_theme(theme)
-        for card in self.cards:
-            card.set_theme(theme)
+    # -- what tests and the frame read ------------------------------------------------------------
+    def focused_question(self) -> int | None:
+        return focus(self.build_index)[0]
 
-    # -- what the learner does ---------------------------------------------------------
-    def reveal(self, answer: int) -> None:
-        """Show one answer now, without changing the build."""
-        if answer in self._clicked:
-            return
-        self._clicked.add(answer)
-        self.show_build(self.build_index, animate=True)
+    def shown_cards(self) -> list[int]:
+        return [n for n, card in enumerate(self.cards) if card.isVisibleTo(self)]
+
+    @property
+    def pictures(self) -> list[QWidget]:
+        """Each answer's picture as it is hosted now (the recap shows the work counter's small form)."""
+        return [card.picture for card in self.cards]
 
     def revealed_answers(self) -> list[int]:
-        return [answer for answer in range(len(self.cards)) if self._revealed(answer)]
+        """The answers whose picture is on the stage now."""
+        return [n for n in self.shown_cards() if self.pictures[n].isVisibleTo(self)]
 
-    # -- drawing ---------------------------------------------------------------------
-    def _revealed(self, answer: int) -> bool:
-        return answer < self.build_index or answer in self._clicked
-
+    # -- drawing ----------------------------------------------------------------------------------
     def _refresh(self) -> None:
-        language = self.context.language
-        values = {**self._values, "mode": language.text(f"summary.mode.{self._mode}")} if self._values else {}
-        for answer, (name, scene_numbers) in enumerate(QUESTIONS.items()):
-            links = tuple(
-                (number, language.text("summary.link", number=number, title=language.text(f"{cls.key}.title")))
-                for number in scene_numbers if (cls := scene_class(number)) is not None)
-            self.cards[answer].set_state(QuestionCardState(
-                number=answer + 1,
-                question=language.text(f"summary.question.{name}"),
-                answer=language.text(f"summary.answer.{name}", **values) if values else "",
-                revealed=self._revealed(answer),
-                reveal_label=language.text("summary.reveal"),
-                links=links))
-            self._apply_fade(answer, self.clock.seconds())
-        self._fit_type()
+        model = self._model
+        if model is None:
+            return
+        question, _ = focus(self.build_index)
+        kv_card = self.cards[QUESTIONS.index("kv_cache")]
+        kv_card.set_picture(self.work_bars if question is None else self.work_counter)
+        if question is None:
+            for n, card in enumerate(self.cards):
+                card.set_state(model.card(n, compact=True))
+                card.set_reveal(1.0)
+                card.picture.set_state(model.picture(n, compact=True))
+            return
+        progress = self._reveal.value(self.clock.seconds())
+        card = self.cards[question]
+        card.set_state(model.card(question))
+        card.set_reveal(progress)
+        card.picture.set_state(model.picture(question, reveal_phases(progress).picture))
 
-    def _apply_fade(self, answer: int, now: float) -> None:
-        started = self._fade_started.get(answer)
-        if started is not None:
-            self.cards[answer].set_answer_opacity(min(1.0, max(0.0, (now - started) / FADE_SECONDS)))
+    def _place_cards(self) -> None:
+        question, _ = focus(self.build_index)
+        if self.build_index == RECAP_BUILD:
+            gap = max(8, round(GRID_GAP_SHARE * self.height()))
+            width, height = (self.width() - gap) // 2, (self.height() - gap) // 2
+            for n, card in enumerate(self.cards):
+                card.setGeometry(QRect((n % 2) * (width + gap), (n // 2) * (height + gap), width, height))
+                card.show()
+            return
+        for n, card in enumerate(self.cards):
+            if n == question:
+                card.setGeometry(self.rect())
+            card.setVisible(n == question)
 
     def _on_tick(self, seconds: float) -> None:
-        for answer, started in self._fade_started.items():
-            if seconds - started <= FADE_SECONDS + 0.05:
-                self._apply_fade(answer, seconds)
-
-    def _fit_type(self) -> None:
-        """The largest type at which every card's text fits its quarter of the stage."""
-        spacing = self.layout().spacing()
-        width = (self.width() - spacing) // 2
-        height = (self.height() - spacing) // 2
-
-        def fits(pixels: int) -> bool:
-            for card in self.cards:
-                card.set_pixel_size(pixels)
-            return all(card.height_for_width(width) <= height for card in self.cards)
-
-        low, high = SMALLEST_TYPE_PX, max(SMALLEST_TYPE_PX, round(self.height() * TYPE_PER_HEIGHT))
-        while low < high:            # the type that fits shrinks as the text grows: search it
-            middle = (low + high + 1) // 2
-            if fits(middle):
-                low = middle
-            else:
-                high = middle - 1
-        fits(low)
+        if self._revealing:
+            self._revealing = self._reveal.running(seconds)
+            self._refresh()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self._fit_type()
+        self._place_cards()
 
 
 SCENE = SummaryScene

@@ -1,49 +1,220 @@
-"""The summary's numbers (scene 7), Qt-free: the shared scenario's figures for the four answers.
+"""The summary's model (scene 7), Qt-free: the seed's four questions, each answered by a picture and its numbers.
 
-In: the scenario, its report, the report of the same scenario on a busy server
-(``BUSY_SERVER_BATCH`` sequences at once; a refusal is a value) and the
-catalogue's display names. Out: the formatted values the answers, captions and
-notes quote. Every number is the engine's; only its formatting happens here.
+In: the shared scenario's report, the report of the same scenario on a busy
+server (``BUSY_SERVER_BATCH`` sequences at once; a refusal is a value), the
+registered scenes' titles (number -> title: links go only to scenes that
+exist), a ``text(key, **values)`` callable taking full keys ("summary.…",
+"kv_cache.…", "model_memory.…") and a ``refusal_text``. Out: each question's
+card state, each answer's picture state at a reveal's progress, and the
+formatted values of the answers, captions and notes.
+
+The pictures are the scenes' own, made as those scenes make them: the work
+counter of scene 5 (``kv_cache_model.work_state``, the seed's N), the memory
+bars of scene 2 (``model_memory_model.bars_state`` for the shared scenario),
+and share bars for scene 1's idle gauge (decode's share of the request and
+the compute idle during decode), and scene 6's price bars (``ratio_bars``,
+input against output). Every number is the engine's; only its formatting happens here.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping
+
+from desktop.scenes.kv_cache_model import PLAYBACK_TOKENS, work_curves, work_state
+from desktop.scenes.model_memory_model import bars_state, scale_for
 from desktop.what_if import WhatIf, refused
 from engine.kv_cache import work_ratio_without_cache
 from engine.units import format_bytes, format_count, format_percent, format_ratio, format_usd
+from widgets.memory_bars_state import MemoryBarsState
+from widgets.question_card_state import QuestionCardState
+from widgets.ratio_bars_state import RatioBarsState, price_bars_state
+from widgets.share_bars_state import BarPart, BarRow, ShareBarsState
+from widgets.work_counter_state import WorkCounterState
 
-# question -> DESIGN.md numbers of the scenes that explain it
-QUESTIONS: dict[str, tuple[int, ...]] = {
-    "slow": (1, 3, 4),
+QUESTIONS = ("slow", "kv_cache", "memory", "output_price")
+# question -> DESIGN.md numbers of the scenes that explain it, best first: its link goes to the first registered.
+LINKED_SCENES: dict[str, tuple[int, ...]] = {
+    "slow": (1, 4),
     "kv_cache": (5,),
     "memory": (2, 5),
-    "output_price": (4, 6),
+    "output_price": (6, 4),
 }
+# One build asks a question, the next reveals its answer; the last shows all four answers side by side.
+BUILDS = tuple(name for question in QUESTIONS for name in (question, f"{question}_answer")) + ("recap",)
+RECAP_BUILD = len(BUILDS) - 1
 # A busy server decodes many requests in one step, so one read of the weights serves them all;
 # at this batch the output/input price ratio comes down to what providers charge (the seed's 2-4x).
 BUSY_SERVER_BATCH = 128
 
+Text = Callable[..., str]
 
-def summary_values(scenario, report, busy: WhatIf, names: dict[str, str]) -> dict[str, str]:
-    """Formatted values for the answers; ``names``: display names of gpu, model and weights_precision."""
+
+def focus(build: int) -> tuple[int | None, bool]:
+    """(the question alone on the stage, whether its answer is revealed) at ``build``; (None, True) in the recap."""
+    build = max(0, min(build, RECAP_BUILD))
+    if build == RECAP_BUILD:
+        return None, True
+    return build // 2, build % 2 == 1
+
+
+def linked_scene(question: str, registered: Mapping[int, str]) -> int:
+    """The scene a question's answer links to: the first of ``LINKED_SCENES`` registered, or 0 (no link)."""
+    return next((number for number in LINKED_SCENES[question] if number in registered), 0)
+
+
+def summary_values(report, busy: WhatIf, text: Text) -> dict[str, str]:
+    """The formatted numbers of the answers, captions and notes: every one the engine's for this scenario."""
+    scenario = report.scenario
     ratio = report.output_to_input_price_ratio
     busy_ratio = ratio if scenario.batch >= BUSY_SERVER_BATCH or refused(busy) else busy.output_to_input_price_ratio
+    curves = work_curves()
     return {
-        **names,
-        "output": format_count(scenario.output_tokens),
-        "weights": format_bytes(report.weights_bytes),
-        "hbm": format_bytes(report.hbm_bytes_per_gpu),
+        "model": report.model.name if report.model else scenario.model,
+        "gpu": report.gpu.name if report.gpu else scenario.gpu,
+        "weights_precision": report.weights_precision.name if report.weights_precision else scenario.weights,
         "gpus": format_count(scenario.gpus),
+        "batch": format_count(scenario.batch),
+        "prompt": format_count(scenario.prompt_tokens),
+        "output": format_count(scenario.output_tokens),
+        "mode": text(f"summary.mode.{scenario.mode}"),
+        "weights": format_bytes(report.weights_bytes),
+        "weights_per_gpu": format_bytes(report.weights_bytes_per_gpu),
+        "hbm": format_bytes(report.hbm_bytes_per_gpu),
         "kv_per_token": format_bytes(report.kv_bytes_per_token, binary=True),
         "kv_bytes": format_bytes(report.kv_bytes),
+        "kv_per_gpu": format_bytes(report.kv_bytes_per_gpu),
+        "free": format_bytes(max(0.0, report.free_bytes_per_gpu)),
         "decode_share": format_percent(report.decode_share),
-        "prefill_util": format_percent(report.prefill.utilisation),
+        "prefill_share": format_percent(1.0 - report.decode_share),
         "decode_util": format_percent(report.decode.utilisation),
-        "work_ratio": format_count(work_ratio_without_cache(scenario.output_tokens)),
+        "idle": format_percent(1.0 - report.decode.utilisation),
+        "prefill_util": format_percent(report.prefill.utilisation),
+        "n": format_count(PLAYBACK_TOKENS),
+        "naive_total": format_count(curves.naive[-1]),
+        "cached_total": format_count(curves.cached[-1]),
+        "work_ratio": format_ratio(work_ratio_without_cache(PLAYBACK_TOKENS)),
         "price": format_usd(scenario.usd_per_gpu_hour),
         "in_price": format_usd(report.usd_per_million_input_tokens),
         "out_price": format_usd(report.usd_per_million_output_tokens),
         "ratio": format_ratio(ratio),
-        "batch": format_count(scenario.batch),
         "busy_batch": format_count(BUSY_SERVER_BATCH),
         "busy_ratio": format_ratio(busy_ratio),
     }
+
+
+# -- the pictures -----------------------------------------------------------------------------------
+def slow_state(report, values: Mapping[str, str], text: Text, grow: float = 1.0) -> ShareBarsState:
+    """Scene 1's idea: the request is mostly decode, and during decode the compute mostly idles."""
+    busy = report.decode.utilisation
+    return ShareBarsState(
+        rows=(
+            BarRow("request", text("summary.label.request"), (
+                BarPart("prefill", 1.0 - report.decode_share, text("summary.label.prefill", **values), "compute"),
+                BarPart("decode", report.decode_share, text("summary.label.decode", **values), "memory",
+                        "hatched"))),
+            BarRow("compute", text("summary.label.compute"), (
+                BarPart("busy", busy, text("summary.label.busy", **values), "good"),
+                BarPart("idle", 1.0 - busy, text("summary.label.idle", **values), "warning", "hatched"))),
+        ),
+        headline=text("summary.label.idle_headline", **values), headline_role="warning", grow=grow)
+
+
+def price_picture(report, values: Mapping[str, str], text: Text, grow: float = 1.0,
+                  compact: bool = False) -> RatioBarsState:
+    """Scene 6's price bars (``ratio_bars_state.price_bars_state``): a million input tokens against a million
+    output tokens, on one scale; ``grow`` grows both bars in from nothing against the final scale. Titled by
+    what the prices rest on (the answer's words give the ratio), in the recap (``compact``) by the ratio."""
+    share = max(0.0, min(1.0, grow))
+    usd_in, usd_out = report.usd_per_million_input_tokens, report.usd_per_million_output_tokens
+    state = price_bars_state(text("summary.label.input_name"), text("summary.label.output_name"),
+                             usd_in * share, usd_out * share,
+                             text("summary.label.per_million", price=values["in_price"]),
+                             text("summary.label.per_million", price=values["out_price"]),
+                             title=text(f"summary.label.{'ratio_headline' if compact else 'price_title'}", **values))
+    return replace(state, scale_max=max(usd_in, usd_out))
+
+
+def work_picture(text: Text, grow: float = 1.0) -> WorkCounterState:
+    """Scene 5's counters, N² against N, at the seed's N; ``grow`` plays the tokens in."""
+    tokens = max(1, round(PLAYBACK_TOKENS * max(0.0, min(1.0, grow))))
+    return work_state(tokens, True, lambda key, **v: text(f"kv_cache.{key}", **v))
+
+
+def work_bars(values: Mapping[str, str], text: Text, grow: float = 1.0) -> ShareBarsState:
+    """The recap's small form of scene 5's counters: the same two totals as bars on one scale (the counters'
+    boxes and curves have no room for their numbers at a quarter of the stage)."""
+    curves = work_curves()
+    naive, cached = curves.naive[-1], curves.cached[-1]
+    return ShareBarsState(
+        rows=(
+            BarRow("naive", text("summary.label.naive", **values), (BarPart("naive", 1.0, "", "warning", "hatched"),)),
+            BarRow("cached", text("summary.label.cached", **values),
+                   (BarPart("cached", cached / naive if naive > 0 else 0.0, "", "memory", "dotted"),)),
+        ),
+        headline=text("summary.label.work_headline", **values), headline_role="warning", grow=grow)
+
+
+def memory_picture(report, text: Text, refusal_text: Callable, grow: float = 1.0,
+                   compact: bool = False) -> MemoryBarsState:
+    """Scene 2's memory bars for the shared scenario: weights against the KV cache on every GPU.
+
+    ``compact`` (the recap) leaves the title out (the card's question heads the picture, and on so small a
+    picture the bars' title would crowd their capacity label) and the free memory's label (the widget would
+    keep it before the KV cache's, which is the answer)."""
+    title = "" if compact else text("summary.label.memory_title", **summary_names(report))
+    state = bars_state(report, lambda key, **v: text(f"model_memory.{key}", **v), refusal_text,
+                       scale_for([report]), title=title)
+    if compact:      # the bars' label column keeps the KV cache's label rather than the free memory's
+        state = replace(state, bars=tuple(replace(bar, free_label="") for bar in state.bars))
+    if grow >= 1.0:
+        return state
+    share = max(0.0, grow)
+    bars = tuple(replace(bar, segments=tuple(replace(s, bytes=s.bytes * share) for s in bar.segments))
+                 for bar in state.bars)
+    return replace(state, bars=bars)
+
+
+def summary_names(report) -> dict[str, str]:
+    scenario = report.scenario
+    return {"gpu": report.gpu.name if report.gpu else scenario.gpu, "gpus": format_count(scenario.gpus),
+            "model": report.model.name if report.model else scenario.model}
+
+
+# -- the model the view holds ----------------------------------------------------------------------------
+@dataclass
+class SummaryModel:
+    report: object
+    busy: WhatIf
+    titles: Mapping[int, str]        # registered scene number -> its title, in the current language
+    text: Text
+    refusal_text: Callable
+
+    def __post_init__(self):
+        self.values = summary_values(self.report, self.busy, self.text)
+
+    def card(self, index: int, compact: bool = False) -> QuestionCardState:
+        question = QUESTIONS[index]
+        scene = linked_scene(question, self.titles)
+        link = self.text("summary.link", number=scene, title=self.titles[scene]) if scene else ""
+        return QuestionCardState(
+            question=self.text("summary.numbered", number=index + 1,
+                               question=self.text(f"summary.question.{question}")),
+            answer=self.text(f"summary.answer.{self.answer_key(question)}", **self.values),
+            link=link, link_scene=scene, compact=compact)
+
+    def answer_key(self, question: str) -> str:
+        """The answer's text: the memory answer has its own words when the weights alone overflow a card."""
+        if question == "memory" and self.report.weights_bytes_per_gpu > self.report.hbm_bytes_per_gpu:
+            return "memory_over"
+        return question
+
+    def picture(self, index: int, grow: float = 1.0, compact: bool = False):
+        """The state of answer ``index``'s picture, grown in by ``grow`` (0..1); ``compact``: in the recap."""
+        question = QUESTIONS[index]
+        if question == "slow":
+            return slow_state(self.report, self.values, self.text, grow)
+        if question == "kv_cache":
+            return work_bars(self.values, self.text, grow) if compact else work_picture(self.text, grow)
+        if question == "memory":
+            return memory_picture(self.report, self.text, self.refusal_text, grow, compact)
+        return price_picture(self.report, self.values, self.text, grow, compact)

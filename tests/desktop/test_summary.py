@@ -1,128 +1,195 @@
-"""Scene 7: four questions, answers revealed by build or by click, links back to the scenes that exist."""
+"""Scene 7: one question at a time, each answer revealed as a picture then words, a recap, links back to scenes."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QPoint, QSize, Qt
+from PySide6.QtWidgets import QApplication
 
-from desktop.scene import SceneContext
+from desktop.i18n import LANGUAGES, Language
 from desktop.scenario_store import ScenarioStore
+from desktop.scene import SceneContext, create_scene
 from desktop.scenes.registry import scene_class
-from desktop.scenes.summary import QUESTIONS, SummaryScene
-from engine.units import format_percent, format_ratio
-from widgets.theme import THEMES
+from desktop.scenes.summary import REVEAL_SECONDS, SummaryScene
+from desktop.scenes.summary_model import QUESTIONS, RECAP_BUILD, linked_scene
+from engine.units import format_percent, format_usd
+from tests.desktop.test_presenter_standard import _presenting, _stage_texts
+from widgets.theme import THEMES, for_screen
 
 
 @pytest.fixture
 def summary(qtbot, language):
     store = ScenarioStore()
-    scene = SummaryScene(SceneContext(language, store, THEMES["light"]))
+    scene = create_scene(SummaryScene, SceneContext(language, store, THEMES["light"]))
     store.changed.connect(scene.on_report)
-    scene.on_report(store.scenario, store.report)
     qtbot.addWidget(scene)
     scene.resize(1280, 720)
     scene.show()
     qtbot.waitExposed(scene)
+    scene.clock.stop()                    # the tests move the time
+    scene.reset()
     return scene
 
 
-def test_the_first_build_shows_four_questions_and_no_answer(summary):
-    assert [card.state.question for card in summary.cards] == [
-        summary.context.language.text(f"summary.question.{name}") for name in QUESTIONS]
-    assert summary.revealed_answers() == []
-    assert not any(card.answer_visible() for card in summary.cards)
+def finish(scene):
+    scene.clock.set_seconds(scene.clock.seconds() + REVEAL_SECONDS + 0.01)
 
 
-def test_each_build_reveals_the_next_answer_and_stepping_back_hides_it(summary):
-    for build in range(1, summary.build_count):
+def texts_of(widget) -> list[str]:
+    widget.grab()
+    return [drawn.text for drawn in widget.drawn_texts()]
+
+
+def test_the_first_build_shows_the_first_question_alone_without_its_answer(summary):
+    assert summary.shown_cards() == [0] and summary.revealed_answers() == []
+    card = summary.cards[0]
+    assert card.geometry() == summary.rect()
+    assert texts_of(card) == [card.state.question]
+    assert summary.context.language.text("summary.question.slow") in card.state.question
+
+
+def test_each_question_then_its_answer_then_the_recap(summary):
+    for question in range(len(QUESTIONS)):
+        assert summary.shown_cards() == [question] and summary.revealed_answers() == []
         assert summary.next_build()
-        assert summary.revealed_answers() == list(range(build))
+        finish(summary)
+        assert summary.shown_cards() == [question] and summary.revealed_answers() == [question]
+        assert summary.cards[question].answer_shown()
+        assert summary.next_build()
+    assert summary.build_index == RECAP_BUILD
+    assert summary.shown_cards() == [0, 1, 2, 3] == summary.revealed_answers()
+    assert all(card.state.compact and not card.answer_shown() for card in summary.cards)
     assert not summary.next_build()
     assert summary.previous_build()
-    assert summary.revealed_answers() == [0, 1, 2]
-    assert not summary.cards[3].answer_visible()
+    finish(summary)
+    assert summary.shown_cards() == [3] and summary.revealed_answers() == [3]
 
 
-def test_a_click_reveals_one_answer_without_changing_the_build(summary):
-    summary.cards[2].activate_link("reveal")
-    assert summary.revealed_answers() == [2] and summary.build_index == 0
+def test_a_reveal_shows_the_picture_first_then_the_words(summary):
+    summary.go_to_build(1)
+    card, now = summary.cards[0], summary.clock.seconds()
+    assert summary.revealed_answers() == [] and not card.answer_shown()      # the question starts to move up
+    summary.clock.set_seconds(now + 0.55 * REVEAL_SECONDS)
+    assert summary.revealed_answers() == [0] and not card.answer_shown()     # the picture, growing in
+    assert 0 < summary.pictures[0].state.grow < 1
+    finish(summary)
+    assert card.answer_shown() and summary.pictures[0].state.grow == 1.0
+    assert card.state.answer in texts_of(card)
+
+
+def test_a_build_never_depends_on_how_fast_the_builds_before_it_were_stepped(summary):
+    for _ in range(3):
+        summary.next_build()                # clicked through without any time passing
+    finish(summary)
+    fast = (summary.shown_cards(), summary.revealed_answers(), summary.pictures[1].state)
     summary.reset()
-    assert summary.revealed_answers() == []
+    summary.go_to_build(3, animate=False)
+    assert (summary.shown_cards(), summary.revealed_answers(), summary.pictures[1].state) == fast
 
 
-def test_the_answers_quote_the_current_scenario(summary):
+def test_the_stage_shows_the_engines_numbers(summary):
     report = summary.context.store.report
-    summary.prepare_for_export()
-    slow, price = summary.cards[0].state.answer, summary.cards[3].state.answer
-    assert format_percent(report.decode_share) in slow
-    assert format_ratio(report.output_to_input_price_ratio) in price
+    summary.go_to_build(1, animate=False)
+    idle = format_percent(1.0 - report.decode.utilisation)
+    assert any(idle in text for text in texts_of(summary.pictures[0]))
+    assert any(format_percent(report.decode_share) in text for text in texts_of(summary.pictures[0]))
+    summary.go_to_build(7, animate=False)
+    drawn = " ".join(texts_of(summary.pictures[3]) + texts_of(summary.cards[3]))
+    assert format_usd(report.usd_per_million_output_tokens) in drawn
+    assert format_usd(report.usd_per_million_input_tokens) in drawn
     summary.context.store.update(usd_per_gpu_hour=7.0)
-    assert "$7" in summary.cards[3].state.answer
+    report = summary.context.store.report
+    assert format_usd(report.usd_per_million_output_tokens) in " ".join(texts_of(summary.pictures[3]))
 
 
-def test_links_go_only_to_scenes_that_exist(summary, qtbot):
+def test_a_click_on_a_revealed_answer_jumps_to_its_scene_and_not_before(summary, qtbot):
+    card = summary.cards[0]
+    with qtbot.assertNotEmitted(summary.jump_requested):
+        qtbot.mouseClick(card, Qt.MouseButton.LeftButton, pos=QPoint(10, 10))
+    summary.go_to_build(1, animate=False)
+    picture = summary.pictures[0]
+    with qtbot.waitSignal(summary.jump_requested) as signal:     # a click on the picture counts too
+        qtbot.mouseClick(picture, Qt.MouseButton.LeftButton, pos=picture.rect().center())
+    assert signal.args == [1]
+
+
+def test_every_link_goes_to_a_registered_scene(summary):
     summary.prepare_for_export()
-    for card, numbers in zip(summary.cards, QUESTIONS.values()):
-        linked = [number for number, _text in card.state.links]
-        assert linked == [n for n in numbers if scene_class(n) is not None]
-        for number, _text in card.state.links:
-            with qtbot.waitSignal(summary.jump_requested) as signal:
-                card.activate_link(f"scene:{number}")
-            assert signal.args == [number]
+    for question, card in zip(QUESTIONS, summary.cards):
+        number = card.state.link_scene
+        assert number == linked_scene(question, summary.model.titles)
+        assert number == 0 or scene_class(number) is not None
+        assert number == 0 or scene_class(number).key in ("gpu_waits", "kv_cache", "model_memory",
+                                                          "tokens", "prefill_decode")
 
 
-def test_a_link_in_the_window_jumps_to_its_scene(window):
-    summary_position = window.deck.position_of(7)
-    window.deck.show(summary_position, "last")
-    card = next((card for card in window.deck.current.cards if card.state.links), None)
-    if card is None:
-        pytest.skip("no scene that an answer links to is registered yet")
-    number = card.state.links[0][0]
-    card.activate_link(f"scene:{number}")
-    assert window.deck.classes[window.deck.position].number == number
+def test_a_click_in_presentation_mode_jumps_and_g_with_the_number_does_too(make_window, qtbot):
+    window = make_window()
+    window.presentation.start(from_start=False)
+    deck = window.deck
+    deck.show(deck.position_of(7))
+    deck.current.go_to_build(5, animate=False)             # the memory answer: links to scene 2
+    card = deck.current.cards[2]
+    qtbot.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.rect().center())
+    assert deck.classes[deck.position].number == 2
+    deck.show(deck.position_of(7), "last")
+    qtbot.keyClick(window, Qt.Key.Key_5)
+    qtbot.keyClick(window, Qt.Key.Key_Return)
+    assert deck.classes[deck.position].number == 5
 
 
-def test_every_card_fits_at_1024x768(summary):
-    summary.resize(980, 560)           # the stage of a 1024x768 slide
-    summary.prepare_for_export()
-    summary.layout().activate()
-    assert all(card.width() < 500 for card in summary.cards)
-    for card in summary.cards:
-        assert card.height_for_width(card.width()) <= card.height() + 1
-
-
-@pytest.mark.parametrize("code", ["en", "zh"])
-def test_answers_with_timing_or_prices_say_which_mode_they_come_from(qtbot, code):
-    from desktop.i18n import Language
-    language = Language(code)
-    store = ScenarioStore()
-    scene = SummaryScene(SceneContext(language, store, THEMES["light"]))
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_the_handout_page_is_the_recap_with_notes_for_a_reader(qtbot, code):
+    from desktop.export import render_slide
+    slide = render_slide(SummaryScene, Language(code), ScenarioStore(), THEMES["light"], QSize(1024, 768))
+    assert len(slide.notes) == len(slide.captions) == 9
+    for notes in slide.notes:                       # no instructions for the presenter's hands
+        for instruction in ("click", "Enter", "reveal", "点击", "回车", "揭晓"):
+            assert instruction not in notes
+    recap = slide.notes[-1]
+    assert "Say:" not in recap and "讲法" not in recap
+    scene = create_scene(SummaryScene, SceneContext(Language(code), ScenarioStore(), THEMES["light"]))
     qtbot.addWidget(scene)
-    store.changed.connect(scene.on_report)
-    scene.on_report(store.scenario, store.report)
-    quoting = [0, 3]                      # "slow" (decode share, utilisation) and "output_price" (prices)
-    realistic = language.text("summary.mode.realistic")
-    assert realistic in ("(realistic mode)", "（接近实测模式）")
-    assert all(realistic in scene.cards[i].state.answer for i in quoting)
-    store.update(mode="ideal")
-    ideal = language.text("summary.mode.ideal")
-    assert all(ideal in scene.cards[i].state.answer and realistic not in scene.cards[i].state.answer
-               for i in quoting)
-    language.set_code("en" if code == "zh" else "zh")
-    scene.retranslate()                   # as the deck does on a language switch
-    assert language.text("summary.mode.ideal") in scene.cards[0].state.answer
+    scene.prepare_for_export()
+    assert scene.phase() == "recap" and scene.notes() == recap
+    for value in ("decode_share", "idle", "work_ratio", "weights", "kv_per_gpu", "out_price", "in_price", "ratio",
+                  "busy_ratio"):
+        assert scene.note_values()[value] in recap
 
 
-def test_the_price_answer_shows_how_a_busy_server_brings_the_ratio_down(summary):
-    """At batch 1 output costs hundreds of times input; decoding 128 requests at once brings the
-    engine's ratio into the 2-4x range providers charge, and the answer quotes that figure."""
-    from dataclasses import replace
-
-    from engine import compute_report
-    from desktop.scenes.summary import BUSY_SERVER_BATCH
+def test_a_language_switch_rewrites_every_card(summary):
     summary.prepare_for_export()
-    scenario = summary.context.store.scenario
-    busy = compute_report(replace(scenario, batch=BUSY_SERVER_BATCH))
-    assert 2 <= busy.output_to_input_price_ratio <= 4
-    assert format_ratio(busy.output_to_input_price_ratio) in summary.cards[3].state.answer
-    summary.context.store.update(batch=8)
-    busy_at_8 = compute_report(replace(summary.context.store.scenario, batch=BUSY_SERVER_BATCH))
-    assert format_ratio(busy_at_8.output_to_input_price_ratio) in summary.cards[3].state.answer
+    summary.context.language.set_code("zh")
+    summary.retranslate()
+    assert summary.cards[0].state.question.endswith("大模型为什么慢？")
+    assert "场景" in summary.cards[0].state.link
+
+
+@pytest.mark.parametrize("theme_id", ["light", "projector"])
+@pytest.mark.parametrize("size", [QSize(1024, 768), QSize(1920, 1080)], ids=lambda s: f"{s.width()}x{s.height()}")
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_build_keeps_its_texts_above_the_floor_apart_and_inside(qtbot, code, size, theme_id):
+    """The presenter standard's check on every build, not only the first, middle and last."""
+    frame, scene, _ = _presenting(qtbot, SummaryScene, code, size, theme_id)
+    floor = for_screen(THEMES[theme_id], size.height()).text_floor_px
+    problems = []
+    for index in range(scene.build_count):
+        scene.go_to_build(index)
+        finish(scene)
+        frame.set_texts(scene.title(), scene.caption())
+        frame.layout().activate()
+        QApplication.processEvents()
+        frame.grab()
+        texts = [(w, d) for w, d in _stage_texts(frame.stage) if hasattr(d, "key")]
+        keys = {(type(w).__name__, d.key) for w, d in texts}
+        question, revealed = divmod(index, 2)
+        if index < scene.build_count - 1 and revealed:
+            assert ("QuestionCard", "answer") in keys and ("QuestionCard", "link") in keys, (index, keys)
+        for widget, drawn in texts:
+            if drawn.px < floor - 0.5 or not widget.rect().adjusted(-1, -1, 1, 1).contains(drawn.rect.toRect()):
+                problems.append(f"build {index}: {type(widget).__name__} {drawn.key} {drawn.px} {drawn.rect}")
+        for n, (wa, a) in enumerate(texts):
+            for wb, b in texts[n + 1:]:
+                overlap = a.rect.intersected(b.rect)
+                if wa is wb and overlap.width() > 1 and overlap.height() > 1:
+                    problems.append(f"build {index}: {type(wa).__name__} {a.key} overlaps {b.key}")
+    assert not problems, "\n".join(problems[:20])

@@ -1,0 +1,145 @@
+"""The summary's model without Qt: builds, links, and every figure against the engine's report."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.i18n import Language
+from desktop.scenario_store import ScenarioStore
+from desktop.scenes.kv_cache_model import PLAYBACK_TOKENS
+from desktop.scenes.summary_model import (
+    BUILDS, BUSY_SERVER_BATCH, QUESTIONS, RECAP_BUILD, SummaryModel, focus, linked_scene,
+)
+from engine.kv_cache import tokens_processed_with_cache, tokens_processed_without_cache, work_ratio_without_cache
+from engine.units import format_bytes, format_count, format_percent, format_ratio, format_usd
+from widgets.memory_bars_state import used_bytes
+
+TITLES = {1: "Why the GPU waits", 2: "The model in GPU memory", 4: "Prefill and decode", 5: "The KV cache"}
+
+
+def make_model(code="en", scenario=DEFAULT_SCENARIO, titles=TITLES):
+    store = ScenarioStore(scenario)
+    language = Language(code)
+    busy = store.what_ifs.changed(store.scenario, batch=BUSY_SERVER_BATCH)
+    return SummaryModel(store.report, busy, titles, language.text, str), store.report, busy
+
+
+def test_each_question_has_its_question_build_then_its_answer_build_then_the_recap():
+    assert len(BUILDS) == 2 * len(QUESTIONS) + 1
+    assert [focus(b) for b in range(RECAP_BUILD)] == [(q, revealed) for q in range(4) for revealed in (False, True)]
+    assert focus(RECAP_BUILD) == (None, True)
+    assert focus(99) == (None, True) and focus(-3) == (0, False)
+
+
+def test_links_go_to_the_first_registered_scene_that_explains_the_answer():
+    assert [linked_scene(q, TITLES) for q in QUESTIONS] == [1, 5, 2, 4]
+    assert linked_scene("output_price", {**TITLES, 6: "Tokens"}) == 6
+    assert linked_scene("kv_cache", {1: "x"}) == 0
+    model, _, _ = make_model(titles={1: "Why the GPU waits"})
+    card = model.card(1)
+    assert card.link == "" and card.link_scene == 0
+    assert model.card(0).link == "→ Scene 1: Why the GPU waits" and model.card(0).link_scene == 1
+
+
+def test_the_idle_gauge_is_the_engines_decode_utilisation_and_decode_share():
+    model, report, _ = make_model()
+    state = model.picture(0)
+    request, compute = state.rows
+    assert [p.share for p in request.parts] == [1.0 - report.decode_share, report.decode_share]
+    assert [p.share for p in compute.parts] == [report.decode.utilisation, 1.0 - report.decode.utilisation]
+    idle = format_percent(1.0 - report.decode.utilisation)
+    assert idle in state.headline and idle in compute.parts[1].label
+    assert format_percent(report.decode_share) in request.parts[1].label
+    assert format_percent(report.decode_share) in model.card(0).answer and idle in model.card(0).answer
+
+
+def test_the_work_counter_is_scene_fives_n_squared_against_n():
+    model, _, _ = make_model()
+    state = model.picture(1)
+    assert state.generated_tokens == PLAYBACK_TOKENS and state.show_cached
+    assert state.naive_curve[-1] == tokens_processed_without_cache(PLAYBACK_TOKENS)
+    assert state.cached_curve[-1] == tokens_processed_with_cache(PLAYBACK_TOKENS)
+    answer = model.card(1).answer
+    for figure in (format_count(tokens_processed_without_cache(PLAYBACK_TOKENS)),
+                   format_ratio(work_ratio_without_cache(PLAYBACK_TOKENS))):
+        assert figure in answer
+    assert model.picture(1, grow=0.0).generated_tokens == 1
+    assert model.picture(1, grow=0.5).generated_tokens == PLAYBACK_TOKENS // 2
+
+
+def test_the_memory_bars_are_the_shared_scenarios_weights_against_kv_on_every_gpu():
+    model, report, _ = make_model()
+    state = model.picture(2)
+    assert len(state.bars) == report.scenario.gpus == 2
+    for bar in state.bars:
+        sizes = {s.key: s.bytes for s in bar.segments}
+        assert sizes["weights"] == report.weights_bytes_per_gpu and sizes["kv"] == report.kv_bytes_per_gpu
+        assert bar.capacity_bytes == report.hbm_bytes_per_gpu
+    assert format_bytes(report.weights_bytes_per_gpu) in model.card(2).answer
+    assert format_bytes(report.kv_bytes_per_gpu) in model.card(2).answer
+    assert state.title and not model.picture(2, compact=True).title
+    half = model.picture(2, grow=0.5)
+    assert used_bytes(half.bars[0]) == pytest.approx(used_bytes(state.bars[0]) / 2)
+
+
+def test_the_price_bars_are_the_engines_prices_on_one_scale():
+    model, report, _ = make_model()
+    state = model.picture(3)
+    inputs, outputs = state.bars
+    assert (inputs.value, outputs.value) == (report.usd_per_million_input_tokens,
+                                             report.usd_per_million_output_tokens)
+    assert format_usd(report.usd_per_million_input_tokens) in inputs.value_label
+    assert format_usd(report.usd_per_million_output_tokens) in outputs.value_label
+    assert format_usd(report.scenario.usd_per_gpu_hour) in state.title
+    assert format_ratio(report.output_to_input_price_ratio) in model.card(3).answer
+    assert format_ratio(report.output_to_input_price_ratio) in model.picture(3, compact=True).title
+    assert {inputs.kind, outputs.kind} == {"solid", "hatched"}          # not colour alone
+    half = model.picture(3, grow=0.5)
+    assert half.bars[1].value == pytest.approx(outputs.value / 2) and half.drawn_max() == state.drawn_max()
+
+
+def test_the_recap_shows_the_work_counters_totals_as_bars():
+    model, _, _ = make_model()
+    state = model.picture(1, compact=True)
+    naive, cached = state.rows
+    assert format_count(tokens_processed_without_cache(PLAYBACK_TOKENS)) in naive.title
+    assert cached.parts[0].share == pytest.approx(tokens_processed_with_cache(PLAYBACK_TOKENS)
+                                                  / tokens_processed_without_cache(PLAYBACK_TOKENS))
+    assert format_ratio(work_ratio_without_cache(PLAYBACK_TOKENS)) in state.headline
+
+
+def test_the_notes_quote_the_busy_server_that_brings_the_ratio_into_the_range_providers_charge():
+    model, _, busy = make_model()
+    assert 2 <= busy.output_to_input_price_ratio <= 4
+    assert model.values["busy_ratio"] == format_ratio(busy.output_to_input_price_ratio)
+
+
+def test_values_follow_the_scenario_and_a_refused_busy_server_falls_back_to_the_scenario():
+    scenario = dataclasses.replace(DEFAULT_SCENARIO, usd_per_gpu_hour=7.0, batch=8)
+    model, report, _ = make_model(scenario=scenario)
+    assert model.values["price"] == "$7" and model.values["batch"] == "8"
+    from engine import InputError
+    refused = SummaryModel(report, InputError("batch must be at least 1."), TITLES, Language("en").text, str)
+    assert refused.values["busy_ratio"] == format_ratio(report.output_to_input_price_ratio)
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+def test_every_card_has_its_question_and_a_short_answer(code):
+    model, _, _ = make_model(code)
+    language = Language(code)
+    for index, question in enumerate(QUESTIONS):
+        card = model.card(index)
+        assert language.text(f"summary.question.{question}") in card.question
+        assert card.question.startswith(str(index + 1))
+        assert 0 < len(card.answer) <= (140 if code == "en" else 70)
+        assert model.card(index, compact=True).compact
+
+
+def test_the_memory_answer_says_so_when_the_weights_alone_overflow_a_card():
+    model, report, _ = make_model(scenario=dataclasses.replace(DEFAULT_SCENARIO, gpus=1))
+    assert report.weights_bytes_per_gpu > report.hbm_bytes_per_gpu
+    assert model.answer_key("memory") == "memory_over"
+    assert format_bytes(report.weights_bytes_per_gpu) in model.card(2).answer
+    assert make_model()[0].answer_key("memory") == "memory"
