@@ -160,7 +160,7 @@ def export_scenes(classes: tuple[type[Scene], ...], language: Language, store: S
     """
     if png_dir is not None:
         png_dir.mkdir(parents=True, exist_ok=True)
-    handout = _Handout(pdf_path, language, describe_scenario(language, store), len(classes)) \
+    handout = _Handout(pdf_path, language, describe_scenario(language, store)) \
         if pdf_path is not None else None
     complete = False
     try:
@@ -186,6 +186,7 @@ def handout_font() -> QFont:
     With a CJK OpenType family first, Qt's PDF writer gives digits and Latin letters no text mapping,
     and ``pdftotext`` (or a search in a PDF reader) loses every number; a Latin family keeps them."""
     font = QFont(QApplication.font())
+    font.setFeature(QFont.Tag("liga"), 0)      # "ﬁ" in "prefill" would not be found by a search for "fi"
     installed = set(QFontDatabase.families())
     latin = [family for family in LATIN_FAMILIES if family in installed][:1]
     font.setFamilies([*latin, *font.families()])
@@ -198,7 +199,7 @@ class _Handout:
     The text shrinks (down to ``SMALLEST_NOTES_PT``) to keep a scene on one page; longer notes continue
     on the next page rather than being cut. All of it is real text, searchable and copyable."""
 
-    def __init__(self, path: Path, language: Language, footer: str, page_count: int):
+    def __init__(self, path: Path, language: Language, footer: str):
         path.parent.mkdir(parents=True, exist_ok=True)
         _check_writable(path)                      # say so before any work, not after rendering every scene
         self._path, self._buffer = path, QBuffer()
@@ -213,7 +214,7 @@ class _Handout:
         if not self._painter.isActive():
             raise OSError(f"could not write {path}")
         self._font = handout_font()
-        self._language, self._footer, self._page_count, self._pages = language, footer, page_count, 0
+        self._language, self._footer, self._pages = language, footer, 0
 
     def _new_page(self) -> None:
         if self._pages:
@@ -266,6 +267,7 @@ class _Handout:
             paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in notes.split("\n") if p.strip())
             blocks.append(f"<h4>{html.escape(heading)}</h4>{paragraphs}")
         document = QTextDocument()
+        document.documentLayout().setPaintDevice(self._writer)   # points are the page's, not the screen's
         document.setDocumentMargin(0)
         document.setHtml("".join(blocks))
         document.setPageSize(column.size())
@@ -286,7 +288,7 @@ class _Handout:
         painter.setPen(QColor("#555555"))
         width, height = self._writer.width(), self._writer.height()
         footer_rect = QRectF(0, height - footer_height, width, footer_height)
-        page = self._language.text("app.export.page", number=self._pages, total=self._page_count)
+        page = self._language.text("app.export.page", number=self._pages)
         painter.drawText(footer_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self._footer)
         painter.drawText(footer_rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, page)
         painter.setPen(QColor("#000000"))

@@ -55,7 +55,7 @@ def test_export_writes_every_scene_and_the_handout(qapp, language, tmp_path):
         assert image.size() == QSize(800, 600) and distinct_colours(image) > 8, path
     pdf = expected[-1].read_bytes()
     assert pdf.startswith(b"%PDF") and pdf.rstrip().endswith(b"%%EOF")
-    assert pdf_page_count(pdf) == len(scene_classes())
+    assert pdf_page_count(pdf) >= len(scene_classes())     # a page per scene; long notes continue overleaf
 
 
 def test_export_to_a_place_it_cannot_write_is_an_oserror(qapp, language, tmp_path):
