@@ -120,10 +120,10 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
     if scene_number is not None:         # the command line has checked that it exists
         settings.last_scene = scene_number
     store = ScenarioStore(settings.scenario, language=language)
-    window = MainWindow(language, store, settings, default_catalog(), scene_classes())
+    window = MainWindow(language, store, settings, store.catalog, scene_classes())
     _show_errors_inline(window, language)
     if present:
-        window.start_presentation(from_start=scene_number is None)
+        window.presentation.start(from_start=scene_number is None)
     else:
         window.show()
     for note in notes:

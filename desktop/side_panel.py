@@ -4,7 +4,7 @@ A scene's ``controls()`` go in a group titled for the scene, above the shared
 "Scenario" group, so a scene never needs a row of its own under the stage (a
 row wide enough for a slider and two buttons does not fit a 1024x768 screen).
 The panel is a column, and a scene hands its controls as one (``Scene.controls``).
-In a narrow window the scenario's labels go above their fields (``_update_chrome`` in
+In a narrow window the scenario's labels go above their fields (``update_chrome`` in
 ``desktop.window``), so the column needs no room for a label beside a field. The
 panel scrolls vertically when it is taller than the window, never sideways: it
 is exactly as wide as its widest control.

@@ -28,6 +28,13 @@ def test_quit_after_first_frame_prints_the_milliseconds_since_start(tmp_path):
     assert 0 < milliseconds < 120_000
 
 
+@pytest.mark.parametrize("arguments", [("--present",), ("--present", "--scene", "3", "--lang", "zh"),
+                                       ("--theme", "projector", "--scene", "7")])
+def test_every_way_of_starting_reaches_a_first_frame(tmp_path, arguments):
+    result = start(tmp_path, *arguments)
+    assert result.returncode == 0, result.stderr
+
+
 @pytest.mark.parametrize("content", ["{]", json.dumps({"theme": 5, "scenario": {"gpu": "no-such-gpu"},
                                                        "last_scene": "seven", "geometry": [1]})])
 def test_corrupt_settings_start_cleanly_with_a_one_line_note(tmp_path, content):
