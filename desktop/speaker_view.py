@@ -16,7 +16,7 @@ import time
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QGuiApplication, QPixmap
-from PySide6.QtWidgets import QGridLayout, QLabel, QTextBrowser, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop.presenter import KeyController
 from widgets.presenter_clock import format_elapsed
@@ -50,14 +50,16 @@ class SpeakerView(QWidget):
         for preview in (self.current_preview, self.next_preview):
             preview.setAlignment(Qt.AlignmentFlag.AlignCenter)
             preview.setMinimumWidth(PREVIEW_WIDTH_PX // 2)
-        grid = QGridLayout(self)
-        grid.addWidget(self.status_label, 0, 0)
-        grid.addWidget(self.time_label, 0, 1, alignment=Qt.AlignmentFlag.AlignRight)
-        grid.addWidget(self.current_preview, 1, 0)
-        grid.addWidget(self.notes, 1, 1, 3, 1)
-        grid.addWidget(self.next_label, 2, 0)
-        grid.addWidget(self.next_preview, 3, 0)
-        grid.setColumnStretch(1, 1)
+        left = QVBoxLayout()
+        for widget in (self.status_label, self.current_preview, self.next_label, self.next_preview):
+            left.addWidget(widget)
+        left.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(self.time_label, alignment=Qt.AlignmentFlag.AlignRight)
+        right.addWidget(self.notes, stretch=1)
+        columns = QHBoxLayout(self)
+        columns.addLayout(left)
+        columns.addLayout(right, stretch=1)
         self._started = time.monotonic()
         self._clock = QTimer(self)
         self._clock.setInterval(CLOCK_INTERVAL_MS)
