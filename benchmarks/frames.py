@@ -38,6 +38,7 @@ ANIMATED_SCENES = (
     "one_token",
     "prefill_decode",
     "kv_cache",
+    "tokens",
     "summary",
 )
 # Scenes animated by a control rather than by their clock: key -> what a hand on the control does in frame n.
@@ -49,6 +50,11 @@ DRIVERS = {
     # (from each build before the end marker; the misconception builds are still pictures)
     "one_token": lambda scene, n: n == 0 and not scene.playing and scene.phase() in ("prompt", "prefill", "step")
     and (scene.set_speed(4.0), scene.play()),
+    # typing in the playground: a key every second frame (a fast typist), the debounce flushed every eighth
+    # frame so that results arrive and repaint the tokens while the typing goes on
+    "tokens": lambda scene, n: scene.phase() == "playground" and (
+        n % 2 == 0 and scene.editor.insertPlainText("推理 tokens, "[n // 2 % 11]),
+        n % 8 == 7 and scene.flush_typing()),
 }
 SIZE = (1920, 1080)
 BUDGET_MS = 8.0

@@ -22,14 +22,14 @@ from desktop.scenes.registry import export_name, scene_class, scene_classes
 ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SCENES = [cls.number for cls in scene_classes()]
-MISSING_SCENE = next(n for n in range(1, 8) if n not in SCENES)
+MISSING_SCENE = next((n for n in range(1, 8) if n not in SCENES), None)   # None once all seven exist
 
 # arguments -> (the bad value the sentence names, a word of what is allowed)
 REFUSED = {
     ("--lang", "fr"): ("fr", "zh"),
     ("--scene", "x"): ("x", str(SCENES[-1])),
     ("--scene", "0"): ("0", str(SCENES[0])),
-    ("--scene", str(MISSING_SCENE)): (str(MISSING_SCENE), str(SCENES[-1])),
+    **({("--scene", str(MISSING_SCENE)): (str(MISSING_SCENE), str(SCENES[-1]))} if MISSING_SCENE else {}),
     ("--scene", "99"): ("99", str(SCENES[0])),
     ("--theme", "neon"): ("neon", "projector"),
     ("--bogus",): ("--bogus", "--present"),
@@ -105,6 +105,7 @@ def run_desktop(*arguments: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
+@pytest.mark.skipif(MISSING_SCENE is None, reason="every scene of DESIGN.md is registered")
 def test_as_a_user_runs_it_a_missing_scene_exits_2_before_any_window(tmp_path):
     result = run_desktop("--lang", "zh", "--scene", str(MISSING_SCENE))
     assert result.returncode == 2 and result.stdout == ""

@@ -1,0 +1,146 @@
+"""Scene 6's parallel text (Qt-free): Chinese and English with the same meaning, counted by every tokenizer.
+
+The app's corpus is ``resources/corpus/parallel_zh_en.txt`` (105 pairs in five
+sections; its README says how it was written). A person may paste their own:
+one pair a line, the Chinese, a tab, the English; lines starting with ``#`` are
+comments and ``# section: NAME`` names the pairs after it. A line without a tab,
+or with an empty side, is skipped and counted, so the scene can say so.
+
+The ratio of a tokenizer is the tokens of all Chinese sentences over the tokens
+of all English sentences (a sum, so a long pair weighs more than a short one, as
+it does on a bill). The cost of the same content is that many tokens at the
+report's price of a million output tokens (``cost_per_million_sentences``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from engine.tokens import count_tokens, load
+
+CORPUS_FILE = "parallel_zh_en.txt"
+SECTION_PREFIX = "# section:"
+# User text: at most this many pairs are counted (a bigger paste is cut, and the scene says so).
+MAX_PAIRS = 5_000
+TOKENS_PER_MILLION = 1e6
+
+
+@dataclass(frozen=True)
+class Pair:
+    zh: str
+    en: str
+    section: str = ""
+
+
+@dataclass(frozen=True)
+class ParallelText:
+    pairs: tuple[Pair, ...]
+    skipped_lines: tuple[int, ...] = ()     # 1-based numbers of lines that are not a pair
+    cut_pairs: int = 0                      # pairs past ``MAX_PAIRS``, not counted
+
+    @property
+    def sections(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(pair.section for pair in self.pairs if pair.section))
+
+
+def parse_parallel(text: str) -> ParallelText:
+    """Pairs from tab-separated lines (module docstring); never raises on what a person pastes."""
+    pairs: list[Pair] = []
+    skipped: list[int] = []
+    section = ""
+    cut = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip("\r\n")
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            if line.lower().startswith(SECTION_PREFIX):
+                section = line[len(SECTION_PREFIX):].strip()
+            continue
+        zh, tab, en = line.partition("\t")
+        zh, en = zh.strip(), en.strip()
+        if not tab or not zh or not en:
+            skipped.append(number)
+            continue
+        if len(pairs) >= MAX_PAIRS:
+            cut += 1
+            continue
+        pairs.append(Pair(zh, en, section))
+    return ParallelText(tuple(pairs), tuple(skipped), cut)
+
+
+@lru_cache(maxsize=1)
+def app_corpus() -> ParallelText:
+    """The corpus shipped with the app."""
+    data = resources.files("resources.corpus").joinpath(CORPUS_FILE).read_text(encoding="utf-8")
+    return parse_parallel(data)
+
+
+@dataclass(frozen=True)
+class CorpusCounts:
+    """One tokenizer's tokens for each pair, in Chinese and in English."""
+    tokenizer: str
+    zh_tokens: tuple[int, ...]
+    en_tokens: tuple[int, ...]
+
+    @property
+    def zh_total(self) -> int:
+        return sum(self.zh_tokens)
+
+    @property
+    def en_total(self) -> int:
+        return sum(self.en_tokens)
+
+    @property
+    def ratio(self) -> float:
+        """Chinese tokens per English token for the same meaning (0 when there is no English)."""
+        return self.zh_total / self.en_total if self.en_total else 0.0
+
+    @property
+    def zh_per_pair(self) -> float:
+        return self.zh_total / len(self.zh_tokens) if self.zh_tokens else 0.0
+
+    @property
+    def en_per_pair(self) -> float:
+        return self.en_total / len(self.en_tokens) if self.en_tokens else 0.0
+
+
+def count_pairs(tokenizer: str, parallel: ParallelText) -> CorpusCounts:
+    """Every pair counted by the engine (``engine.tokens.count_tokens``)."""
+    return CorpusCounts(tokenizer, tuple(count_tokens(tokenizer, pair.zh) for pair in parallel.pairs),
+                        tuple(count_tokens(tokenizer, pair.en) for pair in parallel.pairs))
+
+
+def corpus_job(parallel: ParallelText, tokenizers) -> tuple[CorpusCounts, ...]:
+    """Every tokenizer's counts of ``parallel`` (loads vocabularies: run on a worker thread)."""
+    out = []
+    for tokenizer in tokenizers:
+        load(tokenizer)
+        out.append(count_pairs(tokenizer, parallel))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class PastedCorpus:
+    """What a person's parallel text gave: the pairs read (and lines skipped), and the counts of those pairs,
+    or of the app's corpus when there was not a single pair."""
+    read: ParallelText
+    counted: ParallelText
+    counts: tuple[CorpusCounts, ...]
+
+    @property
+    def own(self) -> bool:
+        return bool(self.read.pairs)
+
+
+def pasted_corpus_job(text: str, tokenizers) -> PastedCorpus:
+    """A person's parallel text read and counted (a worker job: a large paste is parsed off the UI thread)."""
+    own = parse_parallel(text)
+    counted = own if own.pairs else app_corpus()
+    return PastedCorpus(own, counted, corpus_job(counted, tokenizers))
+
+
+def cost_per_million_sentences(tokens_per_pair: float, usd_per_million_tokens: float) -> float:
+    """US dollars for a million sentences of ``tokens_per_pair`` tokens each at that price per million tokens."""
+    return tokens_per_pair * TOKENS_PER_MILLION * usd_per_million_tokens / TOKENS_PER_MILLION
