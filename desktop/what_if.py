@@ -92,7 +92,8 @@ class WhatIfs:
     def context_sweep(self, scenario: Scenario, contexts: tuple[int, ...]) -> ContextSweep | InputError:
         """KV bytes and free bytes per GPU at ``contexts`` (tokens per sequence; the points a plot draws, not
         every token up to a million), or the engine's refusal. Cached per scenario and contexts."""
-        key = (dataclasses.replace(scenario, prompt_tokens=1, output_tokens=1), tuple(contexts))
+        # The prompt stays: the runtime allowance (its prefill chunk) and so the free memory depend on it.
+        key = (dataclasses.replace(scenario, output_tokens=1), tuple(contexts))
         if key not in self._sweeps:
             try:
                 contexts = sweep.checked_contexts(key[1])

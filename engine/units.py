@@ -73,8 +73,8 @@ def format_flop(flop: float, digits: int = 3) -> str:
 
 
 def format_seconds(seconds: float, digits: int = 3) -> str:
-    """0.0421 -> "42.1 ms"; 7.5 -> "7.5 s"; 3.2e-5 -> "32 µs"."""
-    if abs(seconds) >= 1:
+    """0.0421 -> "42.1 ms"; 7.5 -> "7.5 s"; 3.2e-5 -> "32 µs"; 0 -> "0 s" (no time yet has no unit to scale)."""
+    if seconds == 0 or abs(seconds) >= 1:
         return f"{_significant(seconds, digits)} s"
     if abs(seconds) >= 1e-3:
         return f"{_significant(seconds * 1e3, digits)} ms"

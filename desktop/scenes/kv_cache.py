@@ -3,8 +3,11 @@
 The thin view: it keeps the playback's position and the context control,
 asks ``desktop.scenes.kv_cache_model`` for every widget's state and hands it
 over. Numbers come from the shared report, the engine's context sweep of the
-shared scenario (``engine.sweep``, through the model, once per scenario) and
-what-ifs of the same scenario on 1 to 8 GPUs (``context.what_if``).
+shared scenario at the contexts the plot draws and at the current one
+(``context.context_sweep``, cached) and what-ifs of the same scenario on 1 to
+8 GPUs (``context.what_if``). What does not move is worked out once per
+scenario and language; a frame changes only the revealed tiles, the
+comparison's growth and the current point.
 
 Builds, in the seed's order: the naive cost (the counter plays 1..500 tokens),
 the cache (played again, with the second counter), the bytes per token (factor
@@ -28,7 +31,7 @@ from desktop.scenes.kv_cache_model import (
     BUILDS, FACTOR_BUILDS, GROWTH_BUILD, MARKS, PLAYBACK_TOKENS, SHARING_BUILD, SHARING_CONTEXT_TOKENS,
     SHARING_GPU_COUNTS, WORK_BUILDS, Architectures,
 )
-from engine import InputError
+from desktop.what_if import refused
 from engine.units import format_count
 from widgets.kv_factors import KvFactors
 from widgets.kv_growth_plot import KvGrowthPlot
@@ -51,8 +54,14 @@ class KvCacheScene(Scene):
         super().__init__(context, parent)
         self._report = context.store.report
         self._entries = self._architectures()
-        self._sweep: model.ContextSweep | None = None
         self._values: dict[str, str] | None = None
+        # Worked out once per scenario (and language), not per frame: the sweep over the plot's contexts, the
+        # plot's fixed parts and the bar's scale, the factor tiles with the comparison.
+        self._sweep = None                        # desktop.what_if.ContextSweep, or the engine's refusal
+        self._growth_base = None
+        self._bar_scale = 0.0
+        self._factors_full = None
+        self._tile_count = model.tile_count(self._report.model, self._report.kv_precision)
         self._tokens = PLAYBACK_TOKENS
         self._context_tokens = SHARING_CONTEXT_TOKENS
         self._playing: str | None = None          # "work" or "context" while a playback runs
@@ -71,28 +80,34 @@ class KvCacheScene(Scene):
         self.go_to_build(0, animate=False)
 
     # -- what the model needs ------------------------------------------------------------------
-    def _text(self, key: str, count: int | None = None, **values) -> str:
-        return self.context.language.text(f"{self.key}.{key}", count=count, **values)
-
     def _architectures(self) -> Architectures:
-        catalog = self.context.catalog
-
-        def look_up(find, entry_id):
-            try:
-                return find(entry_id)
-            except InputError:
-                return None
-        return Architectures(look_up(catalog.precision, "fp8"), look_up(catalog.model, model.REFERENCE_MLA_MODEL))
+        return model.architectures(self.context.catalog)
 
     @property
     def longest(self) -> int:
         return model.longest_context(self._report.model)
 
-    def context_sweep(self) -> model.ContextSweep:
-        """The engine's sweep of the shared scenario over every context up to the model's longest (once each)."""
+    def context_sweep(self):
+        """The engine's sweep of the shared scenario over the contexts the plot draws (the kit caches it), or its
+        refusal (a model whose longest context is past what the engine sweeps)."""
         if self._sweep is None:
-            self._sweep = model.context_sweep(self._report.scenario, self.context.catalog, self.longest)
+            self._sweep = self.context.context_sweep(model.sweep_contexts(self.longest))
         return self._sweep
+
+    def _growth_fixed(self):
+        """The plot's fixed parts and the bar's scale (once per scenario and language); None when refused."""
+        sweep = self.context_sweep()
+        if refused(sweep):
+            return None
+        if self._growth_base is None:
+            self._growth_base = model.growth_base(sweep, self._report, self.longest, self.text)
+            self._bar_scale = memory.bar_scale_bytes(self._report, sweep)
+        return self._growth_base
+
+    def _show_growth_refusal(self) -> None:
+        sweep = self.context_sweep()
+        if self._build == GROWTH_BUILD and refused(sweep):
+            self.show_note(model.growth_refusal_text(sweep, self.longest, self.text, self.context.refusal_text))
 
     def sharing_results(self) -> dict[int, object]:
         """What-ifs of one conversation of the chosen context on 1 to 8 GPUs (and on the scenario's own count)."""
@@ -113,8 +128,11 @@ class KvCacheScene(Scene):
     def caption_values(self) -> dict[str, str]:
         if self._values is None:
             results = self.sharing_results()
-            self._values = model.caption_values(self._report, self._entries, self.context_sweep(), results,
-                                                self.sharing_context, self._text)
+            sweep = self.context_sweep()
+            if refused(sweep):              # the plot is not drawn; the captions still name the seed's marks
+                sweep = self.context.context_sweep(tuple(t for _, _, t in MARKS if t <= self.longest))
+            self._values = model.caption_values(self._report, self._entries, sweep, self.longest,
+                                                results, self.sharing_context, self.text)
         return self._values
 
     # -- states ------------------------------------------------------------------------------------
@@ -122,28 +140,36 @@ class KvCacheScene(Scene):
         now = self.clock.seconds()
         build = self._build
         if build in WORK_BUILDS:
-            self.work.set_state(model.work_state(self._tokens, build >= WORK_BUILDS[1], self._text))
+            self.work.set_state(model.work_state(self._tokens, build >= WORK_BUILDS[1], self.text))
         elif build in FACTOR_BUILDS:
-            count = model.tile_count(self._report.model, self._report.kv_precision)
+            count = self._tile_count
             revealed = model.factors_revealed(now - self._factors_started, count, True) \
                 if self._factors_started is not None else count + 1.0
             self._compare_drawn = self._compare.value(now)
-            self.factors.set_state(model.factors_state(self._report.model, self._report.kv_precision, self._entries,
-                                                       revealed, self._compare_drawn, self._text))
+            if self._factors_full is None:
+                self._factors_full = model.factors_state(self._report.model, self._report.kv_precision,
+                                                         self._entries, count + 1.0, 1.0, self.text)
+            state = model.factors_at(self._factors_full, revealed, self._compare_drawn)
+            if state != self.factors.state:
+                self.factors.set_state(state)
         elif build == GROWTH_BUILD:
-            sweep = self.context_sweep()
-            self.growth.set_state(model.growth_state(sweep, self._report, self._context_tokens, self._text))
-            bar = memory.growth_bar(self._report, sweep, self._context_tokens, self._text)
-            if bar != self.bars.state:
-                self.bars.set_state(bar)
+            base = self._growth_fixed()
+            if base is not None:
+                point = self.context.context_sweep((self._context_tokens,))
+                if not refused(point):
+                    self.growth.set_state(model.growth_at(base, self._context_tokens, float(point.kv_bytes[0]),
+                                                          self.text))
+                    bar = memory.growth_bar(self._report, point, self._bar_scale, self.text)
+                    if bar != self.bars.state:
+                        self.bars.set_state(bar)
         elif build == SHARING_BUILD:
             results = self.sharing_results()
             self.sharing.set_state(memory.sharing_state(results, self._report.scenario.gpus, self.sharing_context,
-                                                       1.0, self._text))
+                                                       1.0, self.text))
         self._sync_controls()
 
     def _show_sharing_bar(self, animate: bool) -> None:
-        state = memory.sharing_bar(self.sharing_results().get(self._report.scenario.gpus), self._text)
+        state = memory.sharing_bar(self.sharing_results().get(self._report.scenario.gpus), self.text)
         if state is not None:
             self.bars.show_state(state, self.clock.seconds(), animate)
 
@@ -165,6 +191,7 @@ class KvCacheScene(Scene):
             self._context_tokens = self.longest
             if animate:
                 self._start_playing("context")
+            self._show_growth_refusal()
         elif index == SHARING_BUILD:
             self._context_tokens = min(SHARING_CONTEXT_TOKENS, self.longest)
             # The table appears at once (it is read, not watched); the memory bar fills with the conversations.
@@ -175,17 +202,20 @@ class KvCacheScene(Scene):
     def on_report(self, scenario, report) -> None:
         longest_before = self.longest
         self._report = report
-        self._sweep = None
+        self._sweep = self._growth_base = self._factors_full = None
+        self._tile_count = model.tile_count(report.model, report.kv_precision)
         self._values = None
         if self.longest != longest_before or self._context_tokens > self.longest:
             self._context_tokens = min(self._context_tokens, self.longest)
         self._configure_slider()
         if self._build == SHARING_BUILD:
             self._show_sharing_bar(False)
+        self._show_growth_refusal()
         self._refresh()
 
     def retranslate(self) -> None:
         self._values = None
+        self._growth_base = self._factors_full = None
         self._retranslate_controls()
         if self._build == SHARING_BUILD:
             self._show_sharing_bar(False)
@@ -260,7 +290,7 @@ class KvCacheScene(Scene):
             if elapsed >= model.CONTEXT_PLAY_SECONDS or seconds < self._play_started:
                 self._context_tokens, self._playing = self.longest, None
         if self._factors_started is not None and self._build == FACTOR_BUILDS[0]:
-            count = model.tile_count(self._report.model, self._report.kv_precision) + 1
+            count = self._tile_count + 1
             moved = True
             if seconds - self._factors_started > count * model.FACTOR_SECONDS or seconds < self._factors_started:
                 self._factors_started = None
@@ -335,13 +365,13 @@ class KvCacheScene(Scene):
             button.setEnabled(tokens <= self.longest)
 
     def _retranslate_controls(self) -> None:
-        self.play_button.setText(self._text("control.play"))
-        self.play_button.setToolTip(self._text("control.play_tip"))
-        self.step_button.setText(self._text("control.step"))
-        self.step_button.setToolTip(self._text("control.step_tip"))
-        self._context_label.setText(self._text("control.context"))
+        self.play_button.setText(self.text("control.play"))
+        self.play_button.setToolTip(self.text("control.play_tip"))
+        self.step_button.setText(self.text("control.step"))
+        self.step_button.setToolTip(self.text("control.step_tip"))
+        self._context_label.setText(self.text("control.context"))
         for widget in (self._context_label, self.context_slider):
-            widget.setToolTip(self._text("control.context_tip"))
+            widget.setToolTip(self.text("control.context_tip"))
         self._sync_controls()
 
     def _sync_controls(self) -> None:
@@ -355,7 +385,7 @@ class KvCacheScene(Scene):
         self.context_slider.blockSignals(True)
         self.context_slider.setValue(round(math.log10(max(1, self._context_tokens)) * SLIDER_STEPS_PER_DECADE))
         self.context_slider.blockSignals(False)
-        self.context_value.setText(self._text("control.context_value", tokens=format_count(self._context_tokens)))
+        self.context_value.setText(self.text("control.context_value", tokens=format_count(self._context_tokens)))
 
     def _on_slider_moved(self, value: int) -> None:
         self.set_context(round(10 ** (value / SLIDER_STEPS_PER_DECADE)))

@@ -8,7 +8,8 @@ callable. Out: the widgets' states and the caption and note values.
 Every number is the engine's: the work curves (``engine.kv_cache.
 tokens_processed_without_cache`` / ``..._with_cache``), the factors of the
 bytes per token (``engine.kv_cache.kv_factors``, ``mha_factors``), the KV
-bytes and free memory at every context (``engine.sweep``), the longest context
+bytes and free memory at the contexts the plot draws (the kit's
+``SceneContext.context_sweep``: ``desktop.what_if.ContextSweep``), the longest context
 that fits and the conversations that fit (``Report.max_context_tokens`` and
 ``Report.max_sequences`` of what-ifs). This module only picks, formats and
 arranges them. The memory bar and the sharing table are in ``kv_cache_memory_model``.
@@ -17,22 +18,28 @@ The builds follow the seed: the naive cost (work grows as N²), the cache (as
 N), its price (bytes per token, factor by factor, then across designs), how
 that price grows with the context until the card runs out, and how many
 conversations share a card.
+
+Units: one token's cache in binary units, as the seed's "320 KB" is 320 KiB
+(``per_token_text``); whole caches in decimal units like the memory bar beside
+the plot (``format_bytes``).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable
 
 import numpy as np
 
-from desktop.scenes.kv_cache_memory_model import refused, sharing_state
-from engine import sweep
+from desktop.scenes.kv_cache_memory_model import sharing_state
+from desktop.what_if import ContextSweep, refused
+from engine import InputError
 from engine.kv_cache import (
     KvFactors, kv_factors, mha_factors, tokens_processed_with_cache, tokens_processed_without_cache,
     work_ratio_without_cache,
 )
+from engine.scenario import MAX_CONTEXT_TOKENS
 from engine.units import format_bytes, format_count, format_number, format_ratio
 from widgets.kv_factors_state import Comparison, Factor, KvFactorsState
 from widgets.kv_growth_plot_state import GrowthMark, KvGrowthState
@@ -54,6 +61,7 @@ FALLBACK_MAX_CONTEXT_TOKENS = 131072  # a model whose catalogue entry gives no l
 SHARING_GPU_COUNTS = tuple(range(1, 9))
 REFERENCE_MLA_MODEL = "deepseek-v3"   # the latent-attention row of the comparison
 CURVE_POINTS = 64                     # log-spaced points of the growth curve (plus the marks)
+Y_TICK_DECADES = 7                    # up to this many decades of bytes a tick each; beyond, one per 1000x
 
 Text = Callable[..., str]
 
@@ -145,6 +153,16 @@ class Architectures:
     reference_mla: object | None  # DeepSeek-V3's model entry, or None
 
 
+def architectures(catalog) -> Architectures:
+    """The FP8 precision and DeepSeek-V3's entry from ``catalog`` (None where a user's catalogue lacks one)."""
+    def look_up(find, entry_id):
+        try:
+            return find(entry_id)
+        except InputError:
+            return None
+    return Architectures(look_up(catalog.precision, "fp8"), look_up(catalog.model, REFERENCE_MLA_MODEL))
+
+
 def comparisons(model, kv, entries: Architectures, text: Text) -> tuple[Comparison, ...]:
     """Rows: the same model with full multi-head attention, the model as it is, with an FP8 cache, and
     DeepSeek-V3's latent attention; a row equal to the model's own design or precision is left out."""
@@ -182,6 +200,13 @@ def factors_state(model, kv, entries: Architectures, revealed: float, compare_re
     )
 
 
+def factors_at(full: KvFactorsState, revealed: float, compare_reveal: float) -> KvFactorsState:
+    """``full`` (``factors_state`` with everything shown, built once per scenario and language) as a frame
+    shows it: ``revealed`` tiles, the comparison grown to ``compare_reveal``."""
+    return replace(full, revealed=revealed, compare_reveal=compare_reveal,
+                   comparisons=full.comparisons if compare_reveal > 0 else ())
+
+
 def factors_revealed(seconds_since_build: float, count: int, animate: bool) -> float:
     """Tiles shown ``seconds_since_build`` into the bytes build: one per ``FACTOR_SECONDS``, then the result."""
     if not animate:
@@ -197,27 +222,18 @@ def longest_context(model) -> int:
     return tokens if tokens > 0 else FALLBACK_MAX_CONTEXT_TOKENS
 
 
-@dataclass(frozen=True)
-class ContextSweep:
-    """The engine's sweep of the scenario over every context 1..``max_tokens`` (index = context - 1)."""
-    max_tokens: int
-    kv_bytes: np.ndarray              # whole KV cache of the scenario's batch
-    free_bytes_per_gpu: np.ndarray    # HBM left on each GPU (negative: short by that much)
-
-    def kv_at(self, tokens: float) -> float:
-        return float(self.kv_bytes[self.index(tokens)])
-
-    def free_at(self, tokens: float) -> float:
-        return float(self.free_bytes_per_gpu[self.index(tokens)])
-
-    def index(self, tokens: float) -> int:
-        return max(0, min(self.max_tokens, int(round(tokens)))) - 1 if tokens >= 1 else 0
+def sweep_contexts(max_tokens: int) -> tuple[int, ...]:
+    """The contexts the growth plot draws (its curve points, the seed's marks, 1 and the longest): all the
+    engine's context sweep is asked for, once per scenario (``SceneContext.context_sweep``)."""
+    return tuple(int(c) for c in curve_contexts(max_tokens))
 
 
-def context_sweep(scenario, catalog, max_tokens: int) -> ContextSweep:
-    contexts = sweep.context_tokens(max_tokens)
-    return ContextSweep(max_tokens, sweep.kv_bytes_for_contexts(scenario, contexts, catalog),
-                        sweep.free_bytes_per_gpu_for_contexts(scenario, contexts, catalog))
+def kv_at(context: ContextSweep, tokens: int) -> float:
+    """The swept KV bytes at ``tokens``, one of the swept contexts."""
+    index = int(np.searchsorted(context.contexts, tokens))
+    if index >= len(context.contexts) or context.contexts[index] != tokens:
+        raise KeyError(f"{tokens} tokens is not one of the swept contexts")
+    return float(context.kv_bytes[index])
 
 
 def context_at(seconds: float, max_tokens: int) -> int:
@@ -239,47 +255,58 @@ def x_ticks(max_tokens: int) -> tuple[tuple[float, str], ...]:
 
 
 def y_ticks(low_bytes: float, high_bytes: float) -> tuple[tuple[float, str], ...]:
-    """Every 2^5 bytes step (1 KiB, 32 KiB, 1 MiB, ...) between ``low`` and ``high``."""
-    ticks = []
-    for power in range(0, 60, 5):
-        value = 2.0 ** power
-        if low_bytes <= value <= high_bytes:
-            ticks.append((value, format_bytes(value, binary=True)))
-    return tuple(ticks)
+    """Decimal steps (1 MB, 10 MB, 100 MB, ...; every 1000x over a wide range) between ``low`` and ``high``,
+    in the memory bar's units."""
+    if not (0 < low_bytes <= high_bytes) or not math.isfinite(high_bytes):
+        return ()
+    first, last = math.ceil(math.log10(low_bytes) - 1e-9), math.floor(math.log10(high_bytes) + 1e-9)
+    step = 1 if last - first <= Y_TICK_DECADES else 3
+    return tuple((10.0 ** power, format_bytes(10.0 ** power)) for power in range(first, last + 1)
+                 if step == 1 or power % 3 == 0)
 
 
 def room_bytes(report) -> float:
     """The whole KV cache at the longest context that fits: where the curve meets the card's room."""
-    batch = report.scenario.batch if report.scenario is not None else 1
-    return report.kv_bytes_per_token * batch * report.max_context_tokens
+    return report.kv_bytes_per_token * report.scenario.batch * report.max_context_tokens
 
 
-def growth_state(context: ContextSweep, report, tokens: float, text: Text) -> KvGrowthState:
-    contexts = curve_contexts(context.max_tokens)
-    curve = tuple((float(c), context.kv_at(c)) for c in contexts)
-    marks = tuple(GrowthMark(key, tokens_, context.kv_at(tokens_),
-                             text("label.mark", tokens=name, size=per_token_text(context.kv_at(tokens_))))
-                  for key, name, tokens_ in MARKS if tokens_ <= context.max_tokens)
-    now = max(1, min(context.max_tokens, int(round(tokens))))
+def growth_base(context: ContextSweep, report, longest: int, text: Text) -> KvGrowthState:
+    """What the growth plot draws the same for every position of the point (once per scenario and language):
+    the curve, the marks, the limit and room, the ticks and the fixed labels. ``context``: the engine's sweep
+    over ``sweep_contexts(longest)``."""
+    curve = tuple((float(c), float(b)) for c, b in zip(context.contexts, context.kv_bytes))
+    marks = tuple(GrowthMark(key, tokens, kv_at(context, tokens),
+                             text("label.mark", tokens=name, size=format_bytes(kv_at(context, tokens))))
+                  for key, name, tokens in MARKS if tokens <= longest)
     room = room_bytes(report)
     scenario = report.scenario
-    batch = scenario.batch if scenario is not None else 1
-    gpus = scenario.gpus if scenario is not None else 1
-    gpu_name = report.gpu.name if report.gpu is not None else ""
     labels = {
-        "current": text("label.current", tokens=format_count(now), size=per_token_text(context.kv_at(now))),
         "limit": text("label.limit", tokens=format_count(report.max_context_tokens)) if report.max_context_tokens > 0
         else text("label.limit_none"),
-        "overflow": text("label.overflow", count=gpus, gpu=gpu_name),
-        "room": text("label.room", size=per_token_text(room)) if room > 0 else "",
+        "overflow": text("label.overflow", count=scenario.gpus, gpu=report.gpu.name),
+        "room": text("label.room", size=format_bytes(room)) if room > 0 else "",
         "x_axis": text("label.growth_x_axis"),
-        "y_axis": text("label.growth_y_axis", count=batch, batch=format_count(batch)),
+        "y_axis": text("label.growth_y_axis", count=scenario.batch, batch=format_count(scenario.batch)),
     }
     low = min(b for _, b in curve)
     high = max([b for _, b in curve] + [room])
-    return KvGrowthState(curve=curve, context_tokens=float(now), context_bytes=context.kv_at(now), marks=marks,
+    return KvGrowthState(curve=curve, context_tokens=curve[0][0], context_bytes=curve[0][1], marks=marks,
                          limit_tokens=float(report.max_context_tokens), room_bytes=room,
-                         x_ticks=x_ticks(context.max_tokens), y_ticks=y_ticks(low, high), labels=labels)
+                         x_ticks=x_ticks(longest), y_ticks=y_ticks(low, high), labels=labels)
+
+
+def growth_refusal_text(refusal, longest: int, text: Text, refusal_text: Callable[[InputError], str]) -> str:
+    """The inline note when the engine refuses the growth sweep: a model longer than it sweeps, or its sentence."""
+    if longest > MAX_CONTEXT_TOKENS:
+        return text("label.growth_refused", tokens=format_count(longest), limit=format_count(MAX_CONTEXT_TOKENS))
+    return refusal_text(refusal)
+
+
+def growth_at(base: KvGrowthState, tokens: int, kv_bytes: float, text: Text) -> KvGrowthState:
+    """``base`` with the point at ``tokens`` of context, ``kv_bytes`` the engine's KV cache there (per frame)."""
+    current = text("label.current", tokens=format_count(tokens), size=format_bytes(kv_bytes))
+    return replace(base, context_tokens=float(tokens), context_bytes=kv_bytes,
+                   labels={**base.labels, "current": current})
 
 
 # -- phases and the values of captions and notes --------------------------------------------------------
@@ -305,22 +332,24 @@ def formula_text(factors: KvFactors, text: Text) -> str:
 
 
 def gpus_text(report, text: Text, gpus: int | None = None) -> str:
-    count = gpus if gpus is not None else (report.scenario.gpus if report.scenario is not None else 1)
-    return text("label.gpus_on", count=count, gpus=format_count(count), gpu=report.gpu.name if report.gpu else "")
+    count = gpus if gpus is not None else report.scenario.gpus
+    return text("label.gpus_on", count=count, gpus=format_count(count), gpu=report.gpu.name)
 
 
-def caption_values(report, entries: Architectures, context: ContextSweep, sharing_results: dict[int, object],
-                   sharing_context: int, text: Text) -> dict[str, str]:
-    """Every placeholder of every caption and note, formatted (computed once per scenario, language or control)."""
+def caption_values(report, entries: Architectures, context: ContextSweep | object, longest: int,
+                   sharing_results: dict[int, object], sharing_context: int, text: Text) -> dict[str, str]:
+    """Every placeholder of every caption and note, formatted (computed once per scenario, language or control).
+    ``context``: the engine's sweep over ``sweep_contexts(longest)``, or its refusal (no marks then)."""
     model, kv = report.model, report.kv_precision
     factors = kv_factors(model, kv)
     curves = work_curves()
     separator = text("label.list_separator")
-    marks = separator.join(text("label.mark_item", tokens=name, size=per_token_text(context.kv_at(tokens)))
-                           for _, name, tokens in MARKS if tokens <= context.max_tokens)
+    marks = "" if refused(context) else separator.join(
+        text("label.mark_item", tokens=name, size=format_bytes(kv_at(context, tokens)))
+        for _, name, tokens in MARKS if tokens <= longest)
     rows = sharing_state(sharing_results, 0, sharing_context, 1.0, text).rows
     table = separator.join(text("label.table_item", gpus=row.name, value=row.value_text) for row in rows)
-    current = sharing_results.get(report.scenario.gpus if report.scenario is not None else 1)
+    current = sharing_results.get(report.scenario.gpus)
     sequences = 0 if current is None or refused(current) else current.max_sequences
     fp8 = kv_factors(model, entries.fp8).bytes_per_token if entries.fp8 is not None else factors.bytes_per_token
     reference = entries.reference_mla if entries.reference_mla is not None else model
@@ -344,9 +373,9 @@ def caption_values(report, entries: Architectures, context: ContextSweep, sharin
         "fp8": per_token_text(fp8),
         "gpus_text": gpus_text(report, text),
         "limit": format_count(report.max_context_tokens),
-        "max_context": format_count(context.max_tokens),
+        "max_context": format_count(longest),
         "marks": marks,
-        "room": per_token_text(room_bytes(report)),
+        "room": format_bytes(room_bytes(report)),
         "context": format_count(sharing_context),
         "sequences_text": text("label.conversations", count=sequences, value=format_count(sequences)),
         "table": table,

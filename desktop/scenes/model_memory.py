@@ -49,9 +49,6 @@ class ModelMemoryScene(Scene):
         self.go_to_build(0, animate=False)
 
     # -- what the engine says, through the context -------------------------------------------
-    def _text(self, key: str, **values) -> str:
-        return self.context.language.text(f"{self.key}.{key}", **values)
-
     def _collect(self, scenario, report) -> None:
         """Every build's what-if (cached by the context) and the shared report for "explore"."""
         self._results = {phase: self.context.what_if_for(story_scenario(scenario, phase)) for phase in BUILD_CHANGES}
@@ -90,13 +87,13 @@ class ModelMemoryScene(Scene):
     # -- states for the widgets ------------------------------------------------------------------
     def stage_states(self):
         """What each set of bars shows in the current build (one state, or three for the comparison)."""
-        states = stage_states(self._results, self.phase(), self._text, self.context.refusal_text)
+        states = stage_states(self._results, self.phase(), self.text, self.context.refusal_text)
         if self.phase() == "explore" and self._refusal:
             states = (replace(states[0], footer=self._refusal, footer_role="warning"),)
         return states
 
     def _refresh(self, animate: bool) -> None:
-        self._values = shown_values(self._results, self.phase(), self._text)
+        self._values = shown_values(self._results, self.phase(), self.text)
         states = self.stage_states()
         now = self.clock.seconds()
         for n, bars in enumerate(self.bars):

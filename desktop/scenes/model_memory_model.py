@@ -22,15 +22,16 @@ from dataclasses import replace
 import re
 from collections.abc import Callable, Mapping
 
+from desktop.scenes.memory_bar_model import BarName, Label, memory_bars_state
+from desktop.what_if import WhatIf, refused
 from engine import InputError, Report, Scenario
 from engine.parallel import uses_pcie
 from engine.units import (
     format_bandwidth, format_bytes, format_count, format_number, format_parameters,
 )
-from widgets.memory_bars_state import MAX_BARS, GpuBar, MemoryBarsState, Segment
+from widgets.memory_bars_state import MAX_BARS, GpuBar, MemoryBarsState
 
 Text = Callable[..., str]
-WhatIf = Report | InputError
 
 BUILDS = ("problem", "quantise", "int4", "split", "smaller", "compare", "explore")
 # The seed's problem: the fields every build fixes (the rest follow the shared scenario).
@@ -56,20 +57,10 @@ def story_scenario(base: Scenario, phase: str) -> Scenario:
     return dataclasses.replace(base, **{**STORY, **BUILD_CHANGES.get(phase, {})})
 
 
-def refused(result: WhatIf) -> bool:
-    return isinstance(result, InputError)
-
-
-def _gpu_name(report: Report) -> str:
-    return report.gpu.name if report.gpu is not None else report.scenario.gpu
-
-
 def link_parts(report: Report) -> tuple[str, str]:
     """("NVLink 4", "400 GB/s"): the card's own GPU link as the catalogue names it, or its PCIe where it has
     none (or where its bridge joins only pairs and the group is larger); both figures count both directions."""
     gpu = report.gpu
-    if gpu is None:
-        return "", ""
     if uses_pcie(gpu) or (gpu.interconnect_topology == "pairs" and report.scenario.gpus > 2):
         return _short(gpu.pcie or "PCIe"), format_bandwidth(gpu.pcie_bytes_per_second)
     return _short(gpu.interconnect), format_bandwidth(gpu.interconnect_bytes_per_second)
@@ -88,14 +79,9 @@ def link_label(report: Report, text: Text) -> str:
     return text("label.link", link=name, bandwidth=speed)
 
 
-def used_bytes(report: Report) -> float:
-    """What one GPU's bar stacks, as the engine adds it (weights + KV + allowance)."""
-    return report.weights_bytes_per_gpu + report.kv_bytes_per_gpu + report.overhead_bytes_per_gpu
-
-
 def scale_for(reports) -> float:
     """One scale for all ``reports``' bars: the tallest stack or capacity, with a little headroom."""
-    tallest = [max(used_bytes(r), r.hbm_bytes_per_gpu) for r in reports if not refused(r)]
+    tallest = [max(r.used_bytes_per_gpu, r.hbm_bytes_per_gpu) for r in reports if not refused(r)]
     return max(tallest, default=1.0) * SCALE_HEADROOM
 
 
@@ -123,23 +109,21 @@ def verdict(result: WhatIf, text: Text, refusal_text: Callable[[InputError], str
 
 def gpu_bars(report: Report, text: Text) -> tuple[GpuBar, ...]:
     """One bar per GPU (tensor parallelism: each holds its share); past ``MAX_BARS`` one bar for each of them."""
-    weights, kv, runtime = report.weights_bytes_per_gpu, report.kv_bytes_per_gpu, report.overhead_bytes_per_gpu
-    segments = (
-        Segment("weights", weights, text("label.weights", bytes=format_bytes(weights)), format_bytes(weights)),
-        Segment("kv", kv, text("label.kv", bytes=format_bytes(kv)), format_bytes(kv)),
-        Segment("runtime", runtime, text("label.runtime", bytes=format_bytes(runtime)), format_bytes(runtime)),
-    )
-    free = report.free_bytes_per_gpu
-    common = dict(capacity_bytes=report.hbm_bytes_per_gpu, segments=segments,
-                  free_label=text("label.free", bytes=format_bytes(free)) if free >= 0 else "",
-                  over_label=text("label.over", bytes=format_bytes(-free)) if free < 0 else "")
+    return memory_bars_state(report, bar_label(text), bar_names(report, text)).bars
+
+
+def bar_label(text: Text) -> Label:
+    """The texts of one bar: "Weights 141 GB", "8.1 GB free", "61 GB over" (``label.<kind>``)."""
+    return lambda kind, n_bytes: text(f"label.{kind}", bytes=format_bytes(n_bytes))
+
+
+def bar_names(report: Report, text: Text) -> tuple[BarName, ...]:
+    """"GPU 1", "GPU 2" ... under the bars; past ``MAX_BARS`` one bar named for each of them."""
     gpus = report.scenario.gpus
-    capacity = format_bytes(report.hbm_bytes_per_gpu)
     if gpus > MAX_BARS:
-        return (GpuBar(text("label.each_gpu", count=format_count(gpus)), capacity_label=capacity, **common),)
+        return (BarName(text("label.each_gpu", count=format_count(gpus))),)
     name_key = "label.gpu" if gpus <= 4 else "label.gpu_short"
-    return tuple(GpuBar(text(name_key, number=format_count(n + 1)), capacity_label=capacity if n == 0 else "",
-                        short_name=format_count(n + 1), **common) for n in range(gpus))
+    return tuple(BarName(text(name_key, number=format_count(n + 1)), format_count(n + 1)) for n in range(gpus))
 
 
 def bars_state(result: WhatIf, text: Text, refusal_text: Callable[[InputError], str], scale_bytes: float,
@@ -150,8 +134,8 @@ def bars_state(result: WhatIf, text: Text, refusal_text: Callable[[InputError], 
     role = role if footer_role is None else footer_role
     if refused(result):
         return MemoryBarsState((), scale_bytes, title=title, footer=footer, footer_role=role)
-    return MemoryBarsState(gpu_bars(result, text), scale_bytes, link_label=link_label(result, text), title=title,
-                           footer=footer, footer_role=role)
+    return memory_bars_state(result, bar_label(text), bar_names(result, text), scale_bytes=scale_bytes,
+                             link_label=link_label(result, text), title=title, footer=footer, footer_role=role)
 
 
 def figures(result: WhatIf, text: Text) -> dict[str, str]:
@@ -162,14 +146,14 @@ def figures(result: WhatIf, text: Text) -> dict[str, str]:
     precision = r.weights_precision
     kv_precision = r.kv_precision
     return {
-        "model": r.model.name if r.model else s.model,
-        "gpu": _gpu_name(r),
+        "model": r.model.name,
+        "gpu": r.gpu.name,
         "gpus": format_count(s.gpus),
         "capacity": format_bytes(r.hbm_bytes_per_gpu),
-        "precision": precision.name if precision else s.weights,
-        "value_bytes": format_number(precision.bytes_per_value) if precision else "",
-        "kv_precision": kv_precision.name if kv_precision else s.kv,
-        "kv_value_bytes": format_number(kv_precision.bytes_per_value) if kv_precision else "",
+        "precision": precision.name,
+        "value_bytes": format_number(precision.bytes_per_value),
+        "kv_precision": kv_precision.name,
+        "kv_value_bytes": format_number(kv_precision.bytes_per_value),
         "parameters": format_parameters(r.parameters),
         "weights_total": format_bytes(r.weights_bytes),
         "weights": format_bytes(r.weights_bytes_per_gpu),
@@ -179,7 +163,7 @@ def figures(result: WhatIf, text: Text) -> dict[str, str]:
         "kv_total": format_bytes(r.kv_bytes),
         "kv": format_bytes(r.kv_bytes_per_gpu),
         "runtime": format_bytes(r.overhead_bytes_per_gpu),
-        "used": format_bytes(used_bytes(r)),
+        "used": format_bytes(r.used_bytes_per_gpu),
         "free": format_bytes(max(0.0, r.free_bytes_per_gpu)),
         "over": format_bytes(max(0.0, -r.free_bytes_per_gpu)),
         "weights_over": format_bytes(max(0.0, r.weights_bytes_per_gpu - r.hbm_bytes_per_gpu)),

@@ -85,7 +85,7 @@ class OneTokenScene(Scene):
         return self._chosen_tokenizer or model.default_tokenizer(self.context.store.scenario.model)
 
     def _texts(self) -> tuple[str, str]:
-        return self._text("label.prompt_text"), self._text("label.answer_text")
+        return self.text("label.prompt_text"), self.text("label.answer_text")
 
     def _request_cut(self, wait: bool = False) -> None:
         """Cut the texts with the tokenizer now when its vocabulary is loaded (or ``wait``), else in the worker."""
@@ -207,9 +207,6 @@ class OneTokenScene(Scene):
         return self._controls
 
     # -- states for the widgets -----------------------------------------------------------------------
-    def _text(self, key: str, count=None, **values) -> str:
-        return self.context.language.text(f"{self.key}.{key}", count=count, **values)
-
     def _model_name(self) -> str:
         try:
             return self.context.catalog.model(self.context.store.scenario.model).name
@@ -221,7 +218,7 @@ class OneTokenScene(Scene):
         if cut is None or report is None or refused(report):
             self._values = {"tokenizer": tokenizer_info(self.tokenizer()).name}
             if cut is None:
-                self.stepper.set_state(model.loading_state(self._texts()[0], self._text))
+                self.stepper.set_state(model.loading_state(self._texts()[0], self.text))
             if report is not None and refused(report):
                 self.show_note(self.context.refusal_text(report))
             return
@@ -229,14 +226,13 @@ class OneTokenScene(Scene):
         passes = model.passes_at(cut, build)
         step = self.context.what_if(**model.request_changes(cut, passes)) if passes >= 1 else None
         step = None if step is not None and refused(step) else step
-        kv_bytes = step.kv_bytes if step is not None else 0.0
-        self._values = model.caption_values(cut, report, build, self._speed, self._model_name())
-        state = model.stepper_state(cut, report, build, self._speed, kv_bytes, self._model_name(), self._text)
+        self._values = model.caption_values(cut, report, build, self._speed, self._model_name(), step)
+        state = model.stepper_state(cut, report, build, self._speed, step, self._model_name(), self.text)
         self.stepper.set_state(state, self._pass_progress(self.clock.seconds()))
         # set, not eased: a pass adds a few hundred KB to a bar of tens of GB (the label carries the growth).
         # During a pass the bar takes its new state when the token leaves the model (``_on_tick``): the KV
         # cache grows then, and the two repaints fall on different frames.
-        self._bars_state = model.memory_state(step, report, self._text)
+        self._bars_state = model.memory_state(step, report, self.text)
         if self._pass_progress(self.clock.seconds()) >= 1.0:
             self._show_bars()
 
@@ -265,7 +261,7 @@ class OneTokenScene(Scene):
     def set_speed(self, tokens_per_second: float) -> None:
         if tokens_per_second not in model.SPEEDS_TOKENS_PER_SECOND:
             allowed = ", ".join(format_number(s) for s in model.SPEEDS_TOKENS_PER_SECOND)
-            self.show_note(self._text("control.speed_refused", got=repr(tokens_per_second), allowed=allowed))
+            self.show_note(self.text("control.speed_refused", got=repr(tokens_per_second), allowed=allowed))
             return
         self._speed = tokens_per_second
         self._sync_controls()
@@ -321,13 +317,13 @@ class OneTokenScene(Scene):
         return controls
 
     def _retranslate_controls(self) -> None:
-        self._controls.retranslate(self._text)
+        self._controls.retranslate(self.text)
         self._sync_controls()
 
     def _sync_controls(self) -> None:
         if getattr(self, "_controls", None) is not None:
             self._controls.show_values(self._pending[0] if self._pending else self.tokenizer(), self._speed,
-                                       self._pending is not None, self._playing, self._text)
+                                       self._pending is not None, self._playing, self.text)
 
     def choose_tokenizer(self, tokenizer_id: str) -> None:
         """The person's tokenizer (the scene then no longer follows the model's)."""

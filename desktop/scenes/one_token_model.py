@@ -17,23 +17,26 @@ one token out). The builds up to ``end`` are indexed by the number of passes
 done: after n passes exactly n answer tokens are shown (n = A+1: all of them
 and the end marker).
 
-Counters after n passes are the engine's: bytes read = prefill bytes + (n-1) x
-decode bytes per token, GPU time = TTFT + (n-1) x TPOT (so after the end marker
-they are the request's ``total_seconds``). At batch 1 and a prompt this short
-the prefill pass reads about what a decode step reads; the first pass is the
-prefill, so its own figures are used. The KV segment is the engine's
-``kv_bytes_per_gpu`` for the context so far (prompt + n tokens).
+Counters after n passes are the engine's report for the request stopped after
+them (``request_changes(cut, n)``, the "step report"): GPU time = its
+``total_seconds`` (after the end marker: the whole request's), bytes read = its
+prefill's bytes + its (n-1) decode steps' (the per-token mean times the steps:
+a step's bytes grow linearly with the context, so that is their sum). At batch
+1 and a prompt this short the prefill pass reads about what a decode step
+reads; the first pass is the prefill, so its own figures are used. The KV
+segment and the free memory are that report's too (prompt + n tokens cached).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
+from desktop.scenes.memory_bar_model import BarName, memory_bars_state
 from engine.token_pieces import TokenPiece, token_pieces
 from engine.tokens import tokenizer_for_model, tokenizer_info
 from engine.units import format_bytes, format_count, format_flop, format_number, format_seconds
 from widgets.decode_stepper_state import Counter, DecodeStepperState, PassRow, TilePart, TokenTile
-from widgets.memory_bars_state import GpuBar, MemoryBarsState, Segment
+from widgets.memory_bars_state import MemoryBarsState
 
 Text = Callable[..., str]          # text(key, **values) -> the scene's text in the current language
 
@@ -97,23 +100,21 @@ def passes_at(cut: CutRequest, build: int) -> int:
     return build
 
 
-def bytes_read(report, passes: int) -> float:
-    """HBM bytes read by ``passes`` passes: the prefill's, then one decode step's each."""
-    return 0.0 if passes <= 0 else report.prefill.bytes + (passes - 1) * report.decode.bytes_per_token
+def bytes_read(step_report, passes: int) -> float:
+    """HBM bytes read by the first ``passes`` passes; ``step_report``: the engine's report for the request stopped
+    after them (None before the first): its prefill's bytes, then its ``passes - 1`` decode steps'."""
+    if passes <= 0 or step_report is None:
+        return 0.0
+    return step_report.prefill.bytes + (passes - 1) * step_report.decode.bytes_per_token
 
 
-def gpu_seconds(report, passes: int) -> float:
-    """GPU time of ``passes`` passes: the time to the first token, then one time per output token each."""
-    return 0.0 if passes <= 0 else report.ttft_seconds + (passes - 1) * report.tpot_seconds
+def gpu_seconds(step_report, passes: int) -> float:
+    """GPU time of the first ``passes`` passes: the engine's ``total_seconds`` of the request stopped after them."""
+    return 0.0 if passes <= 0 or step_report is None else step_report.total_seconds
 
 
 def screen_seconds(passes: int, tokens_per_second: float) -> float:
     return passes / tokens_per_second
-
-
-def seconds_text(seconds: float) -> str:
-    """A time as the counters show it; nothing yet reads "0 s", not "0 µs"."""
-    return format_seconds(seconds) if seconds > 0 else f"{format_number(0)} s"
 
 
 # -- the widgets' states -----------------------------------------------------------------------------
@@ -141,21 +142,23 @@ def context_tiles(cut: CutRequest, passes: int, text: Text, show_future: bool = 
     return tuple(tiles)
 
 
-def counters(cut: CutRequest, report, passes: int, tokens_per_second: float, kv_bytes: float,
-             text: Text) -> tuple[Counter, ...]:
+def counters(cut: CutRequest, step_report, passes: int, tokens_per_second: float, text: Text) -> tuple[Counter, ...]:
+    kv_bytes = step_report.kv_bytes if step_report is not None and passes >= 1 else 0.0
     return (
         Counter("step", text("label.counter_step", step=format_count(passes), steps=format_count(cut.passes))),
-        Counter("bytes", text("label.counter_bytes", bytes=format_bytes(bytes_read(report, passes)))),
-        Counter("gpu_time", text("label.counter_gpu_time", seconds=seconds_text(gpu_seconds(report, passes)))),
+        Counter("bytes", text("label.counter_bytes", bytes=format_bytes(bytes_read(step_report, passes)))),
+        Counter("gpu_time", text("label.counter_gpu_time",
+                                 seconds=format_seconds(gpu_seconds(step_report, passes)))),
         Counter("screen_time", text("label.counter_screen_time",
-                                    seconds=seconds_text(screen_seconds(passes, tokens_per_second)))),
+                                    seconds=format_seconds(screen_seconds(passes, tokens_per_second)))),
         Counter("kv", text("label.counter_kv", bytes=format_bytes(kv_bytes))),
     )
 
 
-def stepper_state(cut: CutRequest, report, build: int, tokens_per_second: float, kv_bytes: float,
+def stepper_state(cut: CutRequest, report, build: int, tokens_per_second: float, step_report,
                   model_name: str, text: Text) -> DecodeStepperState:
-    """The stepper at ``build``; ``kv_bytes``: the KV cache of the context so far, all GPUs."""
+    """The stepper at ``build``; ``step_report``: the engine's report for the request stopped after the passes
+    done (``request_changes(cut, passes)``; None before the first): the counters and the KV cache so far."""
     name = build_names(cut)[build]
     passes = passes_at(cut, build)
     if name == "same_computation":
@@ -180,7 +183,7 @@ def stepper_state(cut: CutRequest, report, build: int, tokens_per_second: float,
         labels["banner"] = text(f"label.banner_{name}")
     return DecodeStepperState(
         picture="pass", tiles=tiles, new_tile=produced, model_busy=name not in MISCONCEPTIONS and passes >= 1,
-        counters=counters(cut, report, passes, tokens_per_second, kv_bytes, text), labels=labels)
+        counters=counters(cut, step_report, passes, tokens_per_second, text), labels=labels)
 
 
 def loading_state(prompt_text: str, text: Text) -> DecodeStepperState:
@@ -212,26 +215,21 @@ def compare_state(cut: CutRequest, report, model_name: str, text: Text) -> Decod
 def memory_state(step_report, report, text: Text) -> MemoryBarsState:
     """One bar for each GPU (tensor parallel: all alike): weights, the KV cache so far, runtime; ``step_report``
     is the engine's report for the context so far (None before the first pass: no KV yet)."""
-    kv = step_report.kv_bytes_per_gpu if step_report is not None else 0.0
-    gpus = report.scenario.gpus if report.scenario is not None else 1
-    segments = (
-        Segment("weights", report.weights_bytes_per_gpu,
-                text("label.bar_weights", bytes=format_bytes(report.weights_bytes_per_gpu)),
-                format_bytes(report.weights_bytes_per_gpu)),
-        Segment("kv", kv, text("label.bar_kv", bytes=format_bytes(kv)), format_bytes(kv)),
+    def label(kind: str, n_bytes: float) -> str:
         # the runtime allowance is drawn unlabelled: the room beside a thin bar goes to the KV cache's label
-        Segment("runtime", report.overhead_bytes_per_gpu),
-    )
-    free = report.hbm_bytes_per_gpu - report.weights_bytes_per_gpu - kv - report.overhead_bytes_per_gpu
-    bar = GpuBar(text("label.bar_name", count=gpus), report.hbm_bytes_per_gpu, segments,
-                 free_label=text("label.bar_free", bytes=format_bytes(free)) if free >= 0 else "",
-                 over_label=text("label.bar_over", bytes=format_bytes(-free)) if free < 0 else "",
-                 capacity_label=format_bytes(report.hbm_bytes_per_gpu))
-    return MemoryBarsState(bars=(bar,), scale_bytes=max(report.hbm_bytes_per_gpu, report.used_bytes_per_gpu))
+        return "" if kind == "runtime" else text(f"label.bar_{kind}", bytes=format_bytes(n_bytes))
+    # The step report's own KV cache and free memory (its weights and allowance are the request's); before
+    # the first pass the request's bar with no cache yet.
+    shown, kv = (step_report, None) if step_report is not None else (report, 0.0)
+    return memory_bars_state(shown, label, BarName(text("label.bar_name", count=report.scenario.gpus)),
+                             kv_bytes_per_gpu=kv,
+                             scale_bytes=max(report.hbm_bytes_per_gpu, report.used_bytes_per_gpu))
 
 
-def caption_values(cut: CutRequest, report, build: int, tokens_per_second: float, model_name: str) -> dict[str, str]:
-    """The numbers and tokens the captions and notes of ``build`` use, formatted."""
+def caption_values(cut: CutRequest, report, build: int, tokens_per_second: float, model_name: str,
+                   step_report) -> dict[str, str]:
+    """The numbers and tokens the captions and notes of ``build`` use, formatted (``step_report``: as for
+    ``stepper_state``)."""
     passes = passes_at(cut, build)
     pieces = cut.answer
     latest = pieces[min(passes, len(pieces)) - 1].label if passes >= 1 else ""
@@ -254,10 +252,10 @@ def caption_values(cut: CutRequest, report, build: int, tokens_per_second: float
         "step_bytes": format_bytes(decode.bytes_per_token),
         "step_flop": format_flop(decode.flops_per_token),
         "tpot": format_seconds(report.tpot_seconds),
-        "bytes_so_far": format_bytes(bytes_read(report, passes)),
-        "gpu_so_far": seconds_text(gpu_seconds(report, passes)),
-        "screen_so_far": seconds_text(screen_seconds(passes, tokens_per_second)),
-        "total_bytes": format_bytes(bytes_read(report, cut.passes)),
+        "bytes_so_far": format_bytes(bytes_read(step_report, passes)),
+        "gpu_so_far": format_seconds(gpu_seconds(step_report, passes)),
+        "screen_so_far": format_seconds(screen_seconds(passes, tokens_per_second)),
+        "total_bytes": format_bytes(bytes_read(report, cut.passes)),       # the whole request: the last step
         "total_seconds": format_seconds(report.total_seconds),
         "slowdown": format_number(1.0 / tokens_per_second / report.tpot_seconds) if report.tpot_seconds > 0 else "",
         "kv_per_token": format_bytes(report.kv_bytes_per_token, binary=True),     # the seed's "320 KB" is KiB

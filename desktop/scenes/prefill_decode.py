@@ -8,8 +8,9 @@ come from the side panel's shared controls. Stepping builds never touches the
 scenario.
 
 The batch sweep is a handful of cached what-ifs; the crossover batch (the
-smallest batch whose decode step is compute-bound) is the engine's
-``decode_crossover_batch``, computed once per scenario apart from its batch.
+smallest batch whose decode step is compute-bound) is the engine's, asked of
+the kit (``context.crossover_batch()``: cached once per scenario apart from its
+batch, a refusal as a value).
 """
 from __future__ import annotations
 
@@ -21,16 +22,14 @@ from PySide6.QtWidgets import QLabel, QSlider, QVBoxLayout, QWidget
 
 from desktop.scene import Scene, SceneContext
 from desktop.scenes import prefill_decode_model as model
-from engine import InputError
-from engine.compute import decode_crossover_batch
-from engine.scenario import MAX_BATCH, MAX_CONTEXT_TOKENS
+from desktop.what_if import refused
+from engine.scenario import MAX_BATCH
 from widgets.request_timeline import RequestTimeline
 from widgets.request_timeline_table import RequestTable
 from widgets.transition import Transition
 
 TIMELINE_SHARE = 0.52             # of the stage's height; the table takes the rest
 BATCH_SLIDER_STEPS_PER_DOUBLING = 4
-CROSSOVER_CACHE_SIZE = 64
 
 
 class PrefillDecodeScene(Scene):
@@ -42,7 +41,6 @@ class PrefillDecodeScene(Scene):
         super().__init__(context, parent)
         self.timeline = self.themed(RequestTimeline(context.theme, self))
         self.table = self.themed(RequestTable(context.theme, self))
-        self._crossovers: dict = {}
         self._inputs = self._inputs_for(context.store.scenario, context.store.report, 0)
         self._values: dict[str, str] | None = None           # formatted when a caption or notes are read
         self._notes: dict[str, str] | None = None
@@ -53,16 +51,12 @@ class PrefillDecodeScene(Scene):
 
     # -- the numbers ----------------------------------------------------------------------
     def crossover_batch(self, scenario) -> int | None:
-        """The engine's crossover batch for ``scenario`` (its own batch aside), remembered."""
-        key = dataclasses.replace(scenario, batch=1)
-        if key not in self._crossovers:
-            if len(self._crossovers) >= CROSSOVER_CACHE_SIZE:
-                self._crossovers.clear()
-            try:
-                self._crossovers[key] = decode_crossover_batch(key, self.context.catalog)
-            except InputError:                  # only a scenario the engine refuses: it has no crossover to show
-                self._crossovers[key] = None
-        return self._crossovers[key]
+        """The engine's crossover batch for ``scenario`` (its own batch aside), cached by the kit; a scenario
+        the engine refuses has no crossover to show (None)."""
+        store = self.context.store
+        result = self.context.crossover_batch() if scenario == store.scenario \
+            else store.what_ifs.crossover_batch(scenario)
+        return None if refused(result) else result
 
     def _inputs_for(self, scenario, report, build: int) -> model.SceneInputs:
         crossover = self.crossover_batch(scenario)
@@ -73,9 +67,6 @@ class PrefillDecodeScene(Scene):
     @property
     def inputs(self) -> model.SceneInputs:
         return self._inputs
-
-    def _text(self, key: str, count: int | None = None, **values) -> str:
-        return self.context.language.text(f"{self.key}.{key}", count=count, **values)
 
     def phase(self) -> str:
         return model.phase(self._inputs)
@@ -91,16 +82,16 @@ class PrefillDecodeScene(Scene):
             scenario = self._inputs.scenario
             other = dataclasses.replace(scenario, mode=model.OTHER_MODE.get(scenario.mode, "ideal"))
             self._notes = model.note_values(self._inputs, self.context.what_if_for(other),
-                                            self.crossover_batch(other), self._text)
+                                            self.crossover_batch(other), self.text)
         return self._notes
 
     def _refresh(self) -> None:
         self._refresh_timeline()
-        self.table.set_state(model.table_state(self._inputs, self._text))
+        self.table.set_state(model.table_state(self._inputs, self.text))
 
     def _refresh_timeline(self) -> None:
         reveal = self._reveal.value(self.clock.seconds())
-        self.timeline.set_state(model.timeline_state(self._inputs, self._text, reveal))
+        self.timeline.set_state(model.timeline_state(self._inputs, self.text, reveal))
 
     def _on_tick(self, seconds: float) -> None:
         if self._reveal.running(seconds) or self.timeline.state.strip_reveal != self._reveal.target:
@@ -170,8 +161,8 @@ class PrefillDecodeScene(Scene):
         self.set_field(batch=max(1, min(MAX_BATCH, round(2 ** (value / BATCH_SLIDER_STEPS_PER_DOUBLING)))))
 
     def _retranslate_controls(self) -> None:
-        self._batch_label.setText(self._text("control.batch"))
-        self.batch_slider.setToolTip(self._text("control.batch_tip"))
+        self._batch_label.setText(self.text("control.batch"))
+        self.batch_slider.setToolTip(self.text("control.batch_tip"))
 
     def _sync_controls(self) -> None:
         """Show the scenario's values without the controls writing them back."""

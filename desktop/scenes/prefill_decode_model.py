@@ -201,8 +201,7 @@ def caption_values(inputs: SceneInputs) -> dict[str, str]:
     gpu, model, weights = r.gpu, r.model, r.weights_precision
     steps = decode_steps(s)
     values = {
-        "gpu": gpu.name if gpu else s.gpu, "model": model.name if model else s.model,
-        "precision": weights.name if weights else s.weights, "gpus": format_count(s.gpus),
+        "gpu": gpu.name, "model": model.name, "precision": weights.name, "gpus": format_count(s.gpus),
         "prompt": format_count(s.prompt_tokens), "output": format_count(s.output_tokens),
         "steps": format_count(steps), "batch": format_count(s.batch),
         "prefill_tokens": format_count(s.prompt_tokens * s.batch),
@@ -212,7 +211,7 @@ def caption_values(inputs: SceneInputs) -> dict[str, str]:
         "prefill_busy": format_percent(r.prefill.utilisation), "decode_busy": format_percent(r.decode.utilisation),
         "decode_idle": format_percent(1 - r.decode.utilisation),
         "prefill_flop": format_flop(r.prefill.flops), "peak": format_flops(r.peak_flops_per_gpu),
-        "bandwidth": format_bandwidth(gpu.memory_bandwidth_bytes_per_second) if gpu else "",
+        "bandwidth": format_bandwidth(gpu.memory_bandwidth_bytes_per_second),
         "weights_per_gpu": format_bytes(r.weights_bytes_per_gpu),
         "step_bytes": format_bytes(r.decode.bytes_per_token * s.batch),
         "step_flop": format_flop(r.decode.flops_per_token * s.batch),

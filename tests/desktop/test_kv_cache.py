@@ -229,3 +229,37 @@ def test_a_refused_what_if_leaves_the_row_out_without_breaking(make_scene):
     scene.go_to_build(BUILDS.index("sharing"), animate=False)
     assert [row.gpus for row in scene.sharing.state.rows] == [1, 2, 4]
     assert isinstance(scene.context.what_if(gpus=8), InputError)
+
+
+def test_a_model_longer_than_the_engine_sweeps_shows_a_note_not_a_crash(qtbot):
+    """A user model may declare a longest context of 1e9 tokens: the sweep is refused, the scene says so inline."""
+    long_70b = dataclasses.replace(CATALOG.model("llama-3.1-70b"), max_context_tokens=10 ** 9)
+    catalog = dataclasses.replace(CATALOG, models={**CATALOG.models, "llama-3.1-70b": long_70b})
+    store = ScenarioStore(DEFAULT_SCENARIO, catalog=catalog)
+    scene = create_scene(KvCacheScene, SceneContext(Language("en"), store, THEMES["light"]))
+    qtbot.addWidget(scene)
+    scene.resize(1280, 640)
+    scene.show()
+    for build in range(len(BUILDS)):
+        scene.go_to_build(build, animate=True)
+        advance(scene, 0.5)
+        assert scene.caption() and scene.notes()
+    scene.go_to_build(BUILDS.index("growth"), animate=False)
+    assert scene._note is not None and scene._note.isVisible()
+    assert "1,000,000,000" in scene._note.text() and "10,000,000" in scene._note.text()
+    assert "(2K: 671 MB, 32K: 10.7 GB, 128K: 42.9 GB)" in scene.caption()     # the marks are still named
+
+
+def test_the_growth_playback_asks_the_engine_only_for_what_is_drawn(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("growth"), animate=True)
+    swept = scene.context_sweep()
+    assert len(swept.contexts) < 100 and swept.contexts[-1] == scene.longest
+    base = scene._growth_base
+    for _ in range(5):
+        advance(scene, CONTEXT_PLAY_SECONDS / 7)
+        state = scene.growth.state
+        # the curve, marks and ticks are the ones worked out once; the point moves
+        assert state.curve is base.curve and state.y_ticks is base.y_ticks and state.marks is base.marks
+        assert state.context_tokens == scene.context_tokens
+    assert "(2K: 671 MB, 32K: 10.7 GB, 128K: 42.9 GB)" in scene.caption()

@@ -12,12 +12,13 @@ import pytest
 from desktop.scenes import kv_cache_memory_model as memory
 from desktop.scenes import kv_cache_model as model
 from desktop.scenes.kv_cache_memory_model import sharing_changes
-from desktop.scenes.kv_cache_model import MARKS, PLAYBACK_TOKENS, SHARING_GPU_COUNTS, Architectures, context_sweep
+from desktop.scenes.kv_cache_model import MARKS, PLAYBACK_TOKENS, SHARING_GPU_COUNTS, Architectures
+from desktop.what_if import WhatIfs
 from engine import InputError, Scenario, compute_report
 from engine.catalog import default_catalog
 from engine.kv_cache import kv_factors
 from engine.parallel import allowed_gpu_counts
-from engine.units import GiB, format_count
+from engine.units import GiB, format_bytes, format_count
 from widgets.memory_bars_state import overflows as bar_overflows
 from widgets.work_counter_state import cached_computations, naive_computations
 
@@ -44,8 +45,29 @@ def make_text(language: str = "en"):
 TEXT = make_text()
 
 
+WHAT_IFS = WhatIfs(CATALOG)
+
+
 def report_for(**changes):
     return compute_report(dataclasses.replace(DEFAULT, **changes), CATALOG)
+
+
+def context_sweep(scenario, longest: int):
+    """The kit's sweep over the contexts the plot draws, as the scene asks for it."""
+    return WHAT_IFS.context_sweep(scenario, model.sweep_contexts(longest))
+
+
+def growth_state(sweep, report, tokens: int, text=None):
+    """The plot with its point at ``tokens`` (the engine's KV bytes there from a one-context sweep)."""
+    text = text or TEXT
+    point = WHAT_IFS.context_sweep(report.scenario, (tokens,))
+    base = model.growth_base(sweep, report, model.longest_context(report.model), text)
+    return model.growth_at(base, tokens, float(point.kv_bytes[0]), text)
+
+
+def growth_bar(sweep, report, tokens: int):
+    point = WHAT_IFS.context_sweep(report.scenario, (tokens,))
+    return memory.growth_bar(report, point, memory.bar_scale_bytes(report, sweep), TEXT)
 
 
 # -- work ---------------------------------------------------------------------------------------------
@@ -129,34 +151,40 @@ def test_tiles_appear_one_after_another_and_all_at_once_without_animation():
 @pytest.fixture(scope="module")
 def sweep_70b():
     report = report_for()
-    return report, context_sweep(report.scenario, CATALOG, model.longest_context(report.model))
+    return report, context_sweep(report.scenario, model.longest_context(report.model))
 
 
 def test_the_growth_curve_passes_through_the_engines_values_at_the_seeds_marks(sweep_70b):
     report, sweep = sweep_70b
-    state = model.growth_state(sweep, report, 1000, TEXT)
+    state = growth_state(sweep, report, 1000)
     curve = dict(state.curve)
     for key, name, tokens in MARKS:
         engine = report_for(prompt_tokens=tokens - 1, output_tokens=1).kv_bytes
         assert curve[tokens] == engine
         assert next(m.bytes for m in state.marks if m.key == key) == engine
     assert [m.bytes / GiB for m in state.marks] == [0.625, 10.0, 40.0]
-    assert [m.label for m in state.marks] == ["2K: 640 MiB", "32K: 10 GiB", "128K: 40 GiB"]
+    # whole caches in the memory bar's decimal units (the seed's 0.6/10/40 GB are these bytes in GiB)
+    assert [m.label for m in state.marks] == ["2K: 671 MB", "32K: 10.7 GB", "128K: 42.9 GB"]
     assert state.curve[0][0] == 1 and state.curve[-1][0] == 131072    # 1 token to the model's longest
+    assert len(state.curve) <= model.CURVE_POINTS + len(MARKS) + 2     # what is drawn, not every token
+    assert state.context_bytes == report_for(prompt_tokens=999, output_tokens=1).kv_bytes
+    assert all(not text.endswith("iB") for _, text in state.y_ticks) and state.y_ticks
+    assert state.labels["current"] == "1,000 tokens: 328 MB"
 
 
 @pytest.mark.parametrize("changes", [{}, {"gpus": 4}, {"kv": "fp8"}, {"batch": 4}, {"weights": "fp8", "gpus": 1},
                                      {"model": "llama-3.1-8b", "gpus": 1, "batch": 16}])
 def test_overflow_begins_where_the_engine_says_memory_runs_out(changes):
     report = report_for(**changes)
-    sweep = context_sweep(report.scenario, CATALOG, model.longest_context(report.model))
+    longest = model.longest_context(report.model)
+    sweep = context_sweep(report.scenario, longest)
     limit = report.max_context_tokens
     assert 0 < limit
     for tokens in (limit - 1, limit, limit + 1):
-        if not 1 <= tokens <= sweep.max_tokens:
+        if not 1 <= tokens <= longest:
             continue
-        bar = memory.growth_bar(report, sweep, tokens, TEXT)
-        plot = model.growth_state(sweep, report, tokens, TEXT)
+        bar = growth_bar(sweep, report, tokens)
+        plot = growth_state(sweep, report, tokens)
         over = tokens > limit
         assert bar_overflows(bar.bars[0]) == over, tokens
         assert (plot.context_tokens > plot.limit_tokens) == over
@@ -168,8 +196,9 @@ def test_overflow_begins_where_the_engine_says_memory_runs_out(changes):
 
 def test_the_level_line_meets_the_curve_at_the_limit(sweep_70b):
     report, sweep = sweep_70b
-    state = model.growth_state(sweep, report, 1, TEXT)
-    assert state.room_bytes == pytest.approx(sweep.kv_at(report.max_context_tokens))
+    state = growth_state(sweep, report, 1)
+    limit = WHAT_IFS.context_sweep(report.scenario, (report.max_context_tokens,))
+    assert state.room_bytes == pytest.approx(float(limit.kv_bytes[0]))
     assert state.limit_tokens == report.max_context_tokens == 50486
 
 
@@ -208,8 +237,7 @@ def test_the_number_of_conversations_is_the_engines(scenario, context):
     sequences = results[scenario.gpus].max_sequences
     assert bar.kv_sequences == sequences
     current = results[scenario.gpus]
-    weights_fit = current.hbm_bytes_per_gpu > current.weights_bytes_per_gpu + current.overhead_bytes_per_gpu
-    assert bar_overflows(bar.bars[0]) == (not weights_fit)      # conversations fill it, never past the line
+    assert bar_overflows(bar.bars[0]) == (current.max_context_tokens == 0)   # filled, never past the line
 
 
 def test_70b_fp16_conversations_of_32k_on_one_to_eight_h800s():
@@ -224,7 +252,8 @@ def test_70b_fp16_conversations_of_32k_on_one_to_eight_h800s():
 
 # -- phases and texts --------------------------------------------------------------------------------------
 def _values(report):
-    sweep = context_sweep(report.scenario, CATALOG, model.longest_context(report.model))
+    longest = model.longest_context(report.model)
+    sweep = context_sweep(report.scenario, longest)
     changes = sharing_changes(report.scenario, 32768)
     results = {}
     for gpus in SHARING_GPU_COUNTS:
@@ -232,7 +261,7 @@ def _values(report):
             results[gpus] = compute_report(dataclasses.replace(report.scenario, gpus=gpus, **changes), CATALOG)
         except InputError as refusal:
             results[gpus] = refusal
-    return results, model.caption_values(report, ENTRIES, sweep, results, 32768, TEXT)
+    return results, model.caption_values(report, ENTRIES, sweep, longest, results, 32768, TEXT)
 
 
 def test_phases_follow_the_scenario():
@@ -250,7 +279,7 @@ def test_phases_follow_the_scenario():
 def test_every_caption_and_note_fills_from_the_values(language):
     report = report_for()
     _, values = _values(report)
-    values_zh = model.caption_values(report, ENTRIES, context_sweep(report.scenario, CATALOG, 131072),
+    values_zh = model.caption_values(report, ENTRIES, context_sweep(report.scenario, 131072), 131072,
                                      _values(report)[0], 32768, make_text(language))
     for table in ("caption", "notes"):
         for name, entry in TEXTS[table].items():
@@ -261,7 +290,8 @@ def test_every_caption_and_note_fills_from_the_values(language):
     assert values["mha"] == "2.5 MiB" and values["fp8"] == "160 KiB" and values["mla"] == "68.6 KiB"
     assert values["ratio"] == "250×" and values["naive_total"] == "125,250"
     assert values["limit"] == "50,486"
-    assert values["marks"] == "2K: 640 MiB, 32K: 10 GiB, 128K: 40 GiB"
+    assert values["marks"] == "2K: 671 MB, 32K: 10.7 GB, 128K: 42.9 GB"
+    assert values["room"] == format_bytes(report.kv_bytes_per_token * report.max_context_tokens)
 
 
 def test_chinese_texts_use_full_width_punctuation():

@@ -172,3 +172,22 @@ def test_every_caption_and_note_fills_in_for_every_phase(code):
         for kind in ("caption", "notes"):
             filled = TEXTS[kind][phase][code].format(**values)
             assert "{" not in filled and filled
+
+
+def test_one_bar_builder_serves_every_scene():
+    """``memory_bar_model``: the report's own figures, or another KV cache with its free memory."""
+    from desktop.scenes.memory_bar_model import BarName, memory_bars_state
+    shown = report()
+    label = lambda kind, n_bytes: f"{kind} {n_bytes:.0f}"        # noqa: E731
+    state = memory_bars_state(shown, label, (BarName("GPU 1", "1"), BarName("GPU 2", "2")), scale_bytes=1.0)
+    first, second = state.bars
+    assert [s.bytes for s in first.segments] == [shown.weights_bytes_per_gpu, shown.kv_bytes_per_gpu,
+                                                 shown.overhead_bytes_per_gpu]
+    assert free_bytes(first) == pytest.approx(shown.free_bytes_per_gpu)
+    assert first.capacity_label and not second.capacity_label and second.short_name == "2"
+    empty = memory_bars_state(shown, label, BarName("GPU"), kv_bytes_per_gpu=0.0).bars[0]
+    assert empty.segments[1].bytes == 0.0 and free_bytes(empty) == pytest.approx(empty.capacity_bytes
+                                                                                 - shown.weights_bytes_per_gpu
+                                                                                 - shown.overhead_bytes_per_gpu)
+    given = memory_bars_state(shown, label, BarName("GPU"), kv_bytes_per_gpu=1e9, free_bytes_per_gpu=-5e9).bars[0]
+    assert given.over_label == "over 5000000000" and not given.free_label

@@ -81,6 +81,10 @@ def test_the_scanners_see_what_they_forbid(tmp_path):
     (units.format_parameters, 1e5, "100K"),
     (units.format_parameters, 671e9, "671B"),
     (units.format_count, 99999999999999999999999, "99,999,999,999,999,999,999,999"),
+    (units.format_seconds, 0, "0 s"),                 # no time yet: not "0 µs"
+    (units.format_seconds, 0.0, "0 s"),
+    (units.format_seconds, 3.2e-5, "32 µs"),
+    (units.format_seconds, 0.0421, "42.1 ms"),
 ])
 def test_units_text(function, value, text):
     assert function(value) == text
