@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from widgets.decode_stepper_layout import Layout, TileBox, layout
 from widgets.decode_stepper_state import DecodeStepperState
+from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 from widgets.transition import smoothstep
@@ -46,31 +47,21 @@ def _blend(color: QColor, background: QColor, alpha: float) -> QColor:
                              zip(color.getRgbF()[:3], background.getRgbF()[:3])))
 
 
-class DecodeStepper(QWidget):
+class DecodeStepper(StateWidget):
     """Draws a ``DecodeStepperState``; holds no physics."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._theme = theme
-        self._state: DecodeStepperState | None = None
+        super().__init__(theme, parent)
         self._progress = 1.0
         self._measure = TextMeasure()
-        self._layout: Layout | None = None
-        self._layout_key: tuple | None = None
-        self._drawn: list[DrawnText] = []
         self._still: QPixmap | None = None
         self._still_key: tuple | None = None
         self._drawn_still: list[DrawnText] = []
         self._tile_pictures: dict[tuple, QPixmap] = {}
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 120)
 
     # -- what a scene drives -------------------------------------------------------------------
-    @property
-    def state(self) -> DecodeStepperState | None:
-        return self._state
-
     @property
     def progress(self) -> float:
         return self._progress
@@ -94,38 +85,27 @@ class DecodeStepper(QWidget):
 
     def _moving_region(self, full: bool):
         """What a frame of a pass changes: the belt and the model box; everything while the token flies."""
-        placed = self.current_layout()
+        placed = self.layout_now()
         if full or placed is None or self._state.picture != "pass":
             return self.rect()
         return placed.belt.united(placed.model).adjusted(-2, -2, 2, 2).toAlignedRect()
 
     def set_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        self._layout_key = None
-        self.update()
+        if theme != self._theme:
+            self._still_key = None          # the still picture is painted in the theme's colours: paint it again
+        super().set_theme(theme)
 
     def sizeHint(self) -> QSize:
         return QSize(900, 600)
 
-    def drawn_texts(self) -> list[DrawnText]:
-        """Every text the last paint drew (key, text, px, rect)."""
-        return list(self._drawn)
-
-    def current_layout(self) -> Layout | None:
-        if self._state is None:
-            return None
-        key = (self._state, self.width(), self.height(), self._theme.text_floor_px)
-        if key != self._layout_key:
-            self._layout = layout(self._measure, self._state, self.width(), self.height(),
-                                  int(round(self._theme.text_floor_px)))
-            self._layout_key = key
-        return self._layout
+    def _lay_out(self) -> Layout:
+        return layout(self._measure, self._state, self.width(), self.height(), self._theme.floor_px)
 
     # -- painting ----------------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         """The still parts come from a picture cached per layout (and per whether the new token is on its way);
         a frame of a pass draws only the belt's blocks, the model's progress and the flying token over it."""
-        placed = self.current_layout()
+        placed = self.layout_now()
         painter = QPainter(self)
         if placed is None:
             painter.fillRect(self.rect(), self._theme.color("background"))

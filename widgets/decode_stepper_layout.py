@@ -158,27 +158,28 @@ def fit_tiles(measure: TextMeasure, tiles: tuple[TokenTile, ...], box: QRectF, p
     return floor, []
 
 
-def fit_label(measure: TextMeasure, text: str, box: QRectF, px: int, floor: int, bold: bool = False,
-              align=ALIGN_CENTER) -> FittedText | None:
-    if not text or box.width() <= 0 or box.height() <= 0:
-        return None
-    return measure.fit(text, box, px, bold, align, floor_px=floor)
-
-
-def layout_pass(measure: TextMeasure, state: DecodeStepperState, width: float, height: float,
-                floor: int) -> Layout:
+def _start(measure: TextMeasure, state: DecodeStepperState, width: float, height: float,
+           floor: int) -> tuple[Layout, float, int, float, float]:
+    """A layout with the banner across the top (bold, up to two lines), where it fits; with the margin, the
+    labels' size and line height, and the top of what comes under the banner."""
     out = Layout()
     margin = max(6.0, min(width, height) * 0.02)
     label_px = _label_px(height, floor)
     line = measure.line_height(label_px, False)
-    left, right, top, bottom = margin, width - margin, margin, height - margin
+    top = margin
+    fitted = measure.fit(state.labels.get("banner", ""), QRectF(margin, top, width - margin - margin, 2 * line),
+                         label_px, True, floor_px=floor)
+    if fitted is not None:
+        out.labels["banner"] = fitted
+        top = fitted.rect.bottom() + margin
+    return out, margin, label_px, line, top
+
+
+def layout_pass(measure: TextMeasure, state: DecodeStepperState, width: float, height: float,
+                floor: int) -> Layout:
+    out, margin, label_px, line, top = _start(measure, state, width, height, floor)
+    left, right, bottom = margin, width - margin, height - margin
     labels = state.labels
-    if labels.get("banner"):
-        fitted = fit_label(measure, labels["banner"], QRectF(left, top, right - left, 2 * line), label_px, floor,
-                           bold=True)
-        if fitted is not None:
-            out.labels["banner"] = fitted
-            top = fitted.rect.bottom() + margin
     counter_h = 2 * measure.line_height(label_px, False) + margin
     counters_top = bottom - counter_h
     _place_counters(measure, out, state, QRectF(left, counters_top, right - left, counter_h), label_px, floor)
@@ -187,8 +188,8 @@ def layout_pass(measure: TextMeasure, state: DecodeStepperState, width: float, h
     machine_h = max(height * 0.3, 2 * line + 2 * line + 2 * margin)
     machine_top = bottom - machine_h
     if labels.get("context"):
-        fitted = fit_label(measure, labels["context"], QRectF(left, top, right - left, line), label_px, floor,
-                           align=ALIGN_LEFT)
+        fitted = measure.fit(labels["context"], QRectF(left, top, right - left, line), label_px, False, ALIGN_LEFT,
+                             floor_px=floor)
         if fitted is not None:
             out.labels["context"] = fitted
             top += line + margin * 0.5
@@ -209,7 +210,7 @@ def _place_counters(measure: TextMeasure, out: Layout, state: DecodeStepperState
             cell_w, cell_h = box.width() / per_row, box.height() / rows
             cells = [QRectF(box.left() + (n % per_row) * cell_w, box.top() + (n // per_row) * cell_h,
                             cell_w - 4, cell_h - (2 if rows > 1 else 0)) for n in range(len(counters))]
-            fitted = [fit_label(measure, c.text, cell, px, floor) for c, cell in zip(counters, cells)]
+            fitted = [measure.fit(c.text, cell, px, False, floor_px=floor) for c, cell in zip(counters, cells)]
             if all(f is not None for f in fitted):
                 out.counters = [(c.key, cell, f) for c, cell, f in zip(counters, cells, fitted)]
                 return
@@ -239,9 +240,9 @@ def _place_machine(measure: TextMeasure, out: Layout, state: DecodeStepperState,
                    ALIGN_CENTER),
     }
     for key, (rect, align) in texts.items():
-        fitted = fit_label(measure, state.labels.get(key, ""), rect, label_px, floor, align=align)
+        fitted = measure.fit(state.labels.get(key, ""), rect, label_px, False, align, floor_px=floor)
         if fitted is None:          # the short form ("HBM"), where the state gives one
-            fitted = fit_label(measure, state.labels.get(f"{key}_short", ""), rect, label_px, floor, align=align)
+            fitted = measure.fit(state.labels.get(f"{key}_short", ""), rect, label_px, False, align, floor_px=floor)
         if fitted is not None:
             out.labels[key] = fitted
 
@@ -249,22 +250,14 @@ def _place_machine(measure: TextMeasure, out: Layout, state: DecodeStepperState,
 def layout_compare(measure: TextMeasure, state: DecodeStepperState, width: float, height: float,
                    floor: int) -> Layout:
     """Two rows, prefill above decode: inputs -> the same model box -> one token; figures under the model."""
-    out = Layout()
-    margin = max(6.0, min(width, height) * 0.02)
-    label_px = _label_px(height, floor)
-    line = measure.line_height(label_px, False)
-    left, right, top = margin, width - margin, margin
-    banner = state.labels.get("banner", "")
-    fitted = fit_label(measure, banner, QRectF(left, top, right - left, 2 * line), label_px, floor, bold=True)
-    if fitted is not None:
-        out.labels["banner"] = fitted
-        top = fitted.rect.bottom() + margin
+    out, margin, label_px, line, top = _start(measure, state, width, height, floor)
+    left, right = margin, width - margin
     rows = state.rows[:2]
     row_h = (height - margin - top) / max(1, len(rows))
     w = right - left
     for n, row in enumerate(rows):
         y = top + n * row_h
-        title = fit_label(measure, row.title, QRectF(left, y, w, line), label_px, floor, bold=True, align=ALIGN_LEFT)
+        title = measure.fit(row.title, QRectF(left, y, w, line), label_px, True, ALIGN_LEFT, floor_px=floor)
         body = QRectF(left, y + line + margin * 0.5, w, row_h - line - 2 * margin)
         inputs_box = QRectF(body.left(), body.top(), w * 0.42, body.height())
         model = QRectF(body.left() + w * 0.5, body.top(), w * 0.28, body.height() - line)
@@ -273,10 +266,10 @@ def layout_compare(measure: TextMeasure, state: DecodeStepperState, width: float
         out_box = QRectF(model.right() + w * 0.05, body.top(), right - model.right() - w * 0.05, body.height())
         _, output = fit_tiles(measure, (row.output,), out_box, px, floor, 0)
         inner = 0.08 * model.height()
-        model_text = fit_label(measure, state.labels.get("model", ""), model.adjusted(inner, inner, -inner, -inner),
-                               label_px, floor, bold=True)
-        figures = fit_label(measure, row.figures, QRectF(body.left() + w * 0.42, model.bottom(), w * 0.58, line),
-                            floor, floor)
+        model_text = measure.fit(state.labels.get("model", ""), model.adjusted(inner, inner, -inner, -inner),
+                                 label_px, True, floor_px=floor)
+        figures = measure.fit(row.figures, QRectF(body.left() + w * 0.42, model.bottom(), w * 0.58, line), floor,
+                              False, floor_px=floor)
         out.rows.append({"title": title, "tiles": tiles, "model": model, "model_text": model_text,
                          "output": output, "figures": figures, "inputs_box": inputs_box})
     return out

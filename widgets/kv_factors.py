@@ -17,8 +17,9 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.kv_factors_state import KvFactorsState, bar_share
-from widgets.kv_labels import LabelPlacer, StaticLayer
-from widgets.text_fit import DrawnText, TextMeasure
+from widgets.kv_labels import StaticLayer
+from widgets.state_widget import StateWidget
+from widgets.text_fit import LabelPlacer, TextMeasure
 from widgets.theme import Theme
 
 TILES_SHARE = 0.40           # of the height: title and tiles (all of it before the comparison appears)
@@ -31,29 +32,13 @@ ROW_PATTERNS = {
 LEFT, V_CENTRE = Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignVCenter
 
 
-class KvFactors(QWidget):
+class KvFactors(StateWidget):
+    """Draws a ``KvFactorsState``."""
+
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.theme = theme
-        self.state: KvFactorsState | None = None
+        super().__init__(theme, parent)
         self.measure = TextMeasure()
-        self._drawn: list[DrawnText] = []
         self._layer = StaticLayer()
-        # Every pixel is painted here: the stage behind need not be repainted first.
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
-
-    def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
-        self.update()
-
-    def set_state(self, state: KvFactorsState) -> None:
-        if state == self.state:
-            return
-        self.state = state
-        self.update()
-
-    def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn)
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -78,7 +63,7 @@ class KvFactors(QWidget):
                 self._paint_rows(static_painter, static_placer, rows, state, names=True)
             static_placer.paint(static_painter, self.theme)
 
-        pixmap, placer = self._layer.pixmap_for(key, self, self.measure, self.theme.text_floor_px, paint_static)
+        pixmap, placer = self._layer.pixmap_for(key, self, self.measure, self.theme.floor_px, paint_static)
         painter.drawPixmap(0, 0, pixmap)
         if comparing:
             self._paint_rows(painter, placer, rows, state, names=False)

@@ -19,8 +19,9 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
 from widgets.kv_growth_plot_state import KvGrowthState, overflows, static_part, x_range, y_range
-from widgets.kv_labels import LabelPlacer, StaticLayer
-from widgets.text_fit import DrawnText, TextMeasure
+from widgets.kv_labels import StaticLayer
+from widgets.state_widget import StateWidget
+from widgets.text_fit import LabelPlacer, TextMeasure
 from widgets.theme import Theme
 
 LEFT, RIGHT, V_CENTRE = Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignRight, Qt.AlignmentFlag.AlignVCenter
@@ -28,30 +29,14 @@ TOP, BOTTOM = Qt.AlignmentFlag.AlignTop, Qt.AlignmentFlag.AlignBottom
 OVERFLOW_PATTERN = Qt.BrushStyle.BDiagPattern
 
 
-class KvGrowthPlot(QWidget):
+class KvGrowthPlot(StateWidget):
+    """Draws a ``KvGrowthState``."""
+
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.theme = theme
-        self.state: KvGrowthState | None = None
+        super().__init__(theme, parent)
         self.measure = TextMeasure()
-        self._drawn: list[DrawnText] = []
-        # Every pixel is painted here: the stage behind need not be repainted first.
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.plot_rect = QRectF()
         self._layer = StaticLayer()
-
-    def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
-        self.update()
-
-    def set_state(self, state: KvGrowthState) -> None:
-        if state == self.state:
-            return
-        self.state = state
-        self.update()
-
-    def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn)
 
     def to_pixels(self, tokens: float, n_bytes: float) -> QPointF:
         """Where (``tokens``, ``n_bytes``) is drawn, in widget pixels (after a paint has laid out the plot)."""
@@ -64,7 +49,7 @@ class KvGrowthPlot(QWidget):
     def _lay_out(self, state: KvGrowthState) -> tuple[int, int, float, float, float] | None:
         """Sets ``plot_rect``; returns (text px, tick px, line, tick line, margin), or None when too small."""
         w, h = float(self.width()), float(self.height())
-        floor = max(1, int(round(self.theme.text_floor_px)))
+        floor = self.theme.floor_px
         px = max(floor, int(0.042 * h))
         tick_px = floor
         line = self.measure.line_height(px, False)
@@ -89,7 +74,7 @@ class KvGrowthPlot(QWidget):
         px, _, line, _, _ = sizes
         # Everything but the moving point is drawn once per state of the rest (a playback moves only the point).
         key = (self.width(), self.height(), self.theme, static_part(state))
-        pixmap, placer = self._layer.pixmap_for(key, self, self.measure, self.theme.text_floor_px,
+        pixmap, placer = self._layer.pixmap_for(key, self, self.measure, self.theme.floor_px,
                                                 lambda p, pl: self._paint_static(p, pl, state, sizes))
         painter.drawPixmap(0, 0, pixmap)
         plot = self.plot_rect

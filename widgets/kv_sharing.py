@@ -12,36 +12,20 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from widgets.kv_labels import LabelPlacer
-from widgets.kv_sharing_state import MAX_BLOCKS, KvSharingState, drawn_blocks, longest_row
-from widgets.text_fit import DrawnText, TextMeasure
+from widgets.kv_sharing_state import MAX_BLOCKS, drawn_blocks, longest_row
+from widgets.state_widget import StateWidget
+from widgets.text_fit import LabelPlacer, TextMeasure
 from widgets.theme import Theme
 
 LEFT, V_CENTRE = Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignVCenter
 
 
-class KvSharing(QWidget):
+class KvSharing(StateWidget):
+    """Draws a ``KvSharingState``."""
+
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.theme = theme
-        self.state: KvSharingState | None = None
+        super().__init__(theme, parent)
         self.measure = TextMeasure()
-        self._drawn: list[DrawnText] = []
-        # Every pixel is painted here: the stage behind need not be repainted first.
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
-
-    def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
-        self.update()
-
-    def set_state(self, state: KvSharingState) -> None:
-        if state == self.state:
-            return
-        self.state = state
-        self.update()
-
-    def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn)
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -52,7 +36,7 @@ class KvSharing(QWidget):
             return
         w, h = float(self.width()), float(self.height())
         margin = max(4.0, 0.02 * min(w, h))
-        placer = LabelPlacer(self.measure, self.theme.text_floor_px, QRectF(0, 0, w, h))
+        placer = LabelPlacer(self.measure, self.theme.floor_px, QRectF(0, 0, w, h))
         title_px = placer.px(0.045, h)
         title_h = 2 * self.measure.line_height(title_px, False)
         placer.place("title", state.labels.get("title", ""), QRectF(margin, margin, w - 2 * margin, title_h),

@@ -21,6 +21,7 @@ from widgets.memory_bars_layout import FrameLayout, Placed, frame_layout, place,
 from widgets.memory_bars_state import (
     MemoryBarsState, aligned_start, motion_values, same_shape, with_motion_values,
 )
+from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, TextMeasure
 from widgets.theme import Theme
 from widgets.transition import TRANSITION_SECONDS, Transition
@@ -42,13 +43,12 @@ def _alpha(color: QColor, alpha: float) -> QColor:
     return c
 
 
-class MemoryBars(QWidget):
-    """Draws a ``MemoryBarsState``; holds no physics."""
+class MemoryBars(StateWidget):
+    """Draws a ``MemoryBarsState``; holds no physics. ``state``: the state asked for last (the end of any
+    running transition)."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None, transition_seconds: float = TRANSITION_SECONDS):
-        super().__init__(parent)
-        self._theme = theme
-        self._target: MemoryBarsState | None = None      # the state asked for
+        super().__init__(theme, parent)
         self._shown: MemoryBarsState | None = None       # what the next paint draws
         self._tween: Transition | None = None
         self._transition_seconds = transition_seconds
@@ -58,17 +58,10 @@ class MemoryBars(QWidget):
         self._frame_key: tuple | None = None
         self._placed: Placed | None = None
         self._placed_for: tuple | None = None
-        self._drawn: list[DrawnText] = []
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(120, 120)
 
     # -- what a scene drives -----------------------------------------------------------------
-    @property
-    def state(self) -> MemoryBarsState | None:
-        """The state asked for last (the end of any running transition)."""
-        return self._target
-
     def shown_state(self) -> MemoryBarsState | None:
         """The state the next paint draws (mid-transition: where the segments are now)."""
         return self._shown
@@ -76,7 +69,7 @@ class MemoryBars(QWidget):
     def set_state(self, state: MemoryBarsState) -> None:
         """Draw ``state`` exactly from the next paint on; stops any transition. Cheap enough for every frame."""
         self._tween = None
-        self._target = self._shown = state
+        self._state = self._shown = state
         self.update()
 
     def show_state(self, state: MemoryBarsState, now_seconds: float, animate: bool = True) -> None:
@@ -86,39 +79,30 @@ class MemoryBars(QWidget):
             self.set_state(state)
             return
         start = aligned_start(self._shown, state)
-        if self._tween is None or self._target is None or not same_shape(self._target, state):
+        if self._tween is None or self._state is None or not same_shape(self._state, state):
             self._tween = Transition(motion_values(start), self._transition_seconds)
         self._tween.retarget(motion_values(state), now_seconds, animate=True)
-        self._target, self._seconds = state, now_seconds
+        self._state, self._seconds = state, now_seconds
         self._shown = with_motion_values(state, self._tween.value(now_seconds))
         self.update()
 
     def set_seconds(self, seconds: float) -> None:
         """The scene clock's time: moves a running transition (a hidden widget keeps the time, skips drawing)."""
         self._seconds = seconds
-        if self._tween is None or self._target is None:
+        if self._tween is None or self._state is None:
             return
-        self._shown = with_motion_values(self._target, self._tween.value(seconds))
+        self._shown = with_motion_values(self._state, self._tween.value(seconds))
         if not self._tween.running(seconds):
             self._tween = None
-            self._shown = self._target                 # exactly the state asked for
+            self._shown = self._state                 # exactly the state asked for
         if self.isVisible():
             self.update()
 
     def animating(self) -> bool:
         return self._tween is not None
 
-    def set_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        self._frame_key = None
-        self.update()
-
     def sizeHint(self) -> QSize:
         return QSize(900, 600)
-
-    def drawn_texts(self) -> list[DrawnText]:
-        """Every text the last paint drew."""
-        return list(self._drawn)
 
     def placed(self) -> Placed | None:
         """Where everything goes for the current size and the shown state (what the next paint draws)."""
@@ -126,7 +110,7 @@ class MemoryBars(QWidget):
             return None
         key = static_key(self._shown) + (self.width(), self.height(), self._theme.text_floor_px)
         if key != self._frame_key:
-            self._frame = frame_layout(self._measure, self.width(), self.height(), self._theme.text_floor_px,
+            self._frame = frame_layout(self._measure, self.width(), self.height(), self._theme.floor_px,
                                        self._shown)
             self._frame_key, self._placed_for = key, None
         if self._placed_for is not self._shown:

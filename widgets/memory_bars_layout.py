@@ -80,13 +80,6 @@ class Placed:
     sequence_lines: list[tuple[float, float, float]]  # (y, x0, x1) inside KV segments
 
 
-def _fit(measure: TextMeasure, text: str, box: QRectF, px: int, floor: int, bold: bool = False,
-         align=CENTRE) -> FittedText | None:
-    if not text:
-        return None
-    return measure.fit(text, box, px, bold, align, floor_px=floor)
-
-
 def _annotation_texts(bar: GpuBar) -> list[tuple[str, str, bool]]:
     """(key, text, bold) of every label the column may show for ``bar``."""
     items = [(s.key, s.label, False) for s in bar.segments if s.label]
@@ -107,9 +100,9 @@ def static_key(state: MemoryBarsState) -> tuple:
             state.labels.get("sequences", "") if state.kv_sequences > 1 else "")
 
 
-def frame_layout(measure: TextMeasure, width: float, height: float, floor_px: float,
+def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
                  state: MemoryBarsState) -> FrameLayout:
-    floor = max(1, int(round(floor_px)))
+    """Where everything static goes; ``floor``: the theme's ``floor_px``."""
     label_px = max(floor, round(floor * LABEL_SCALE))
     over_px = max(floor, round(floor * OVER_SCALE))
     title_px = max(floor, round(floor * TITLE_SCALE))
@@ -120,15 +113,15 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor_px: fl
     top, bottom = inner.top(), inner.bottom()
     line = measure.line_height(label_px, False)
 
-    title = _fit(measure, state.title, QRectF(inner.left(), top, inner.width(), 2 * measure.line_height(
-        title_px, True)), title_px, floor, bold=True)
+    title = measure.fit(state.title, QRectF(inner.left(), top, inner.width(), 2 * measure.line_height(
+        title_px, True)), title_px, True, floor_px=floor)
     if title is not None:
         texts["title"] = title
         top = title.rect.bottom() + GAP_PX
     elif state.aligned_rows:
         top += measure.line_height(title_px, True) + GAP_PX
-    footer = _fit(measure, state.footer, QRectF(inner.left(), bottom - 2 * line, inner.width(), 2 * line),
-                  label_px, floor, align=CENTRE | Qt.AlignmentFlag.AlignBottom)
+    footer = measure.fit(state.footer, QRectF(inner.left(), bottom - 2 * line, inner.width(), 2 * line),
+                         label_px, False, CENTRE | Qt.AlignmentFlag.AlignBottom, floor_px=floor)
     if footer is not None and bottom - footer.rect.height() - top > 4 * line:
         texts["footer"] = footer
         bottom = footer.rect.top() - GAP_PX
@@ -164,7 +157,8 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor_px: fl
         swatch_w = 2.5 * swatch
         box = QRectF(inner.left() + swatch_w + GAP_PX, rows_bottom - 2 * line, inner.width() - swatch_w - GAP_PX,
                      2 * line)
-        link = _fit(measure, state.link_label, box, label_px, floor, align=CENTRE | Qt.AlignmentFlag.AlignBottom)
+        link = measure.fit(state.link_label, box, label_px, False, CENTRE | Qt.AlignmentFlag.AlignBottom,
+                           floor_px=floor)
         if link is not None:
             group_centre = (bar_lefts[0] + bar_lefts[-1] + bar_w) / 2
             link.rect.moveLeft(min(max(inner.left() + swatch_w + GAP_PX, group_centre - link.rect.width() / 2
@@ -177,8 +171,8 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor_px: fl
         rows_bottom = min(rows_bottom, bottom - line - GAP_PX / 2)
     if state.kv_sequences > 1 and state.labels.get("sequences"):
         box = QRectF(inner.left(), rows_bottom - 2 * line, inner.width(), 2 * line)
-        note = _fit(measure, state.labels["sequences"], box, label_px, floor,
-                    align=CENTRE | Qt.AlignmentFlag.AlignBottom)
+        note = measure.fit(state.labels["sequences"], box, label_px, False, CENTRE | Qt.AlignmentFlag.AlignBottom,
+                           floor_px=floor)
         if note is not None:
             texts["sequences"] = note
             rows_bottom = note.rect.top() - GAP_PX / 2
@@ -187,9 +181,9 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor_px: fl
         box = QRectF(bar_lefts[i] - gap / 2, rows_bottom - 2 * line, bar_w + gap, 2 * line)
         one_line = QRectF(box.left(), box.top(), box.width(), line)
         top_centre = CENTRE | Qt.AlignmentFlag.AlignTop
-        name = _fit(measure, bar.name, one_line, label_px, floor, align=top_centre) \
-            or _fit(measure, bar.short_name, one_line, label_px, floor, align=top_centre) \
-            or _fit(measure, bar.name, box, label_px, floor, align=top_centre)
+        name = measure.fit(bar.name, one_line, label_px, False, top_centre, floor_px=floor) \
+            or measure.fit(bar.short_name, one_line, label_px, False, top_centre, floor_px=floor) \
+            or measure.fit(bar.name, box, label_px, False, top_centre, floor_px=floor)
         if name is not None:
             texts[f"name.{i}"] = name
             names_h = max(names_h, name.rect.height())
@@ -277,7 +271,7 @@ def _place_capacity(measure: TextMeasure, frame: FrameLayout, bars, placed: Plac
     cap_y = placed.capacity_lines[0][0]
     line = measure.line_height(frame.label_px, False)
     box = QRectF(frame.left_column.left(), cap_y - line, frame.left_column.width(), 2 * line)
-    fitted = _fit(measure, bars[0].capacity_label, box, frame.label_px, frame.floor_px, align=RIGHT)
+    fitted = measure.fit(bars[0].capacity_label, box, frame.label_px, False, RIGHT, floor_px=frame.floor_px)
     if fitted is not None:
         # Beside its line, but never below the bars' bottom, where the names and the link are.
         plot = frame.plot
@@ -302,7 +296,7 @@ def _place_column(measure: TextMeasure, frame: FrameLayout, bar: GpuBar, wanted_
             continue
         px = frame.over_px if bold else frame.label_px
         box = QRectF(text_box_left, 0, column.right() - text_box_left, 2 * measure.line_height(px, bold))
-        fitted = _fit(measure, text, box, px, frame.floor_px, bold, align=LEFT | Qt.AlignmentFlag.AlignTop)
+        fitted = measure.fit(text, box, px, bold, LEFT | Qt.AlignmentFlag.AlignTop, floor_px=frame.floor_px)
         if fitted is not None and key in wanted_y:
             candidates.append((key, wanted_y[key], fitted))
     rank = {key: n for n, key in enumerate(LABEL_PRIORITY)}
@@ -337,7 +331,8 @@ def _place_values(measure: TextMeasure, frame: FrameLayout, bars, placed: Placed
             rect = next((r for b, k, r in placed.segments if b == i and k == segment.key), None)
             if rect is None:
                 continue
-            fitted = _fit(measure, segment.value, rect.adjusted(2, 2, -2, -2), frame.label_px, frame.floor_px)
+            fitted = measure.fit(segment.value, rect.adjusted(2, 2, -2, -2), frame.label_px, False,
+                                 floor_px=frame.floor_px)
             if fitted is not None:
                 placed.texts[f"value.{i}.{segment.key}"] = fitted
                 placed.roles[f"value.{i}.{segment.key}"] = "text"

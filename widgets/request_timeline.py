@@ -24,7 +24,8 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from widgets.request_timeline_state import (
     LABEL_PRIORITY, PHASES, Block, TimelineState, blocks_for_width, x_of, zoom_window,
 )
-from widgets.text_fit import FLOOR_PX, DrawnText, FittedText, TextMeasure
+from widgets.state_widget import StateWidget
+from widgets.text_fit import DrawnText, FittedText, LabelPlacer, RememberedFits
 from widgets.theme import Theme
 from widgets.utilisation_strip import dimmed, paint_strip, phase_colour
 
@@ -34,25 +35,6 @@ LABEL_PX_FACTOR = 1.25      # labels start this much above the floor and shrink 
 # The colour role of each label (each label also says in words what it is).
 LABEL_ROLE = {"prefill_bound": "compute", "decode_bound": "memory", "zoom": "muted", "scale": "muted",
               "strip": "muted", "start": "muted", "end": "text", "groups": "muted"}
-
-
-class RememberedFits(TextMeasure):
-    """A ``TextMeasure`` whose fits are remembered: most labels read the same, in the same box, from one step
-    of a dragged control to the next, so only the ones that changed are fitted again."""
-
-    CAPACITY = 4000
-
-    def __init__(self):
-        super().__init__()
-        self._fits: dict[tuple, FittedText | None] = {}
-
-    def fit(self, text, box, px_max, bold, align=Qt.AlignmentFlag.AlignCenter, floor_px=FLOOR_PX, centre_x=None):
-        key = (text, box.x(), box.y(), box.width(), box.height(), px_max, bold, align.value, floor_px, centre_x)
-        if key not in self._fits:
-            if len(self._fits) > self.CAPACITY:
-                self._fits.clear()
-            self._fits[key] = super().fit(text, box, px_max, bold, align, floor_px=floor_px, centre_x=centre_x)
-        return self._fits[key]
 
 
 @dataclass
@@ -68,56 +50,22 @@ class TimelineLayout:
     token_labels: list[tuple[FittedText, str]] = field(default_factory=list)
 
 
-class RequestTimeline(QWidget):
+class RequestTimeline(StateWidget):
     """Draws a ``TimelineState``; holds no physics."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._theme = theme
-        self._state: TimelineState | None = None
+        super().__init__(theme, parent)
         self._measure = RememberedFits()
-        self._layout: TimelineLayout | None = None
-        self._layout_key: tuple | None = None
-        self._drawn: list[DrawnText] = []
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)     # paints its whole rect: nothing under it is
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(200, 120)
-
-    @property
-    def state(self) -> TimelineState | None:
-        return self._state
-
-    def set_state(self, state: TimelineState) -> None:
-        if state != self._state:
-            self._state = state
-            self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        self.update()
 
     def sizeHint(self) -> QSize:
         return QSize(1200, 360)
 
-    def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn)
-
-    def layout_now(self) -> TimelineLayout | None:
-        """The layout the next paint uses (computed for the current size and state)."""
-        if self._state is None or self.width() <= 0 or self.height() <= 0:
-            return None
-        key = (self.width(), self.height(), self._state, self._theme.text_floor_px)
-        if key != self._layout_key:
-            self._layout, self._layout_key = self._lay_out(), key
-        return self._layout
-
     # -- layout ----------------------------------------------------------------------------
-    def _floor(self) -> int:
-        return max(1, round(self._theme.text_floor_px))
-
     def _lay_out(self) -> TimelineLayout:
         s, w, h = self._state, float(self.width()), float(self.height())
-        f = self._floor()
+        f = self._theme.floor_px
         bar_min = self._measure.line_height(f, True) + 4          # a block's label fits inside at the floor
         # Labels a little above the floor where the height allows it (five rows of text, a half-row gap,
         # two bars and two strips), else at the floor.
@@ -165,28 +113,24 @@ class RequestTimeline(QWidget):
         texts = dict(s.labels)
         if len(layout.main_blocks) > 1 and layout.main_blocks[1].tokens > 1:
             texts["groups"] = s.group_text(layout.main_blocks[1].tokens)
-        taken: list[QRectF] = []
-        inside = QRectF(0, 0, w, h)           # a row that falls below a too-short widget loses its labels
         if "decode" not in s.strip_phases:
             texts.pop("strip", None)
+        # Texts touch but never overlap; a row that falls below a too-short widget loses its labels.
+        placer = LabelPlacer(self._measure, f, QRectF(0, 0, w, h), gap_px=0.0, max_px=None)
         for key in LABEL_PRIORITY:
-            if key not in texts or key not in boxes:
-                continue
-            box, align = boxes[key]
-            fitted = self._measure.fit(texts[key], box, px, key in ("decode_block", "prefill_block"),
-                                       align | Qt.AlignmentFlag.AlignVCenter, floor_px=f)
-            if fitted is not None and inside.contains(fitted.rect) and \
-                    not any(fitted.rect.intersects(other) for other in taken):
-                layout.labels[key] = fitted
-                taken.append(fitted.rect)
-        self._lay_out_token_numbers(layout, taken, f)
+            if key in texts and key in boxes:
+                box, align = boxes[key]
+                placer.place(key, texts[key], box, px, key in ("decode_block", "prefill_block"),
+                             align | Qt.AlignmentFlag.AlignVCenter)
+        layout.labels = {key: fitted for key, _, fitted, _, _ in placer.placed}
+        self._lay_out_token_numbers(layout, placer)
         return layout
 
     def _decode_part(self, bar: QRectF, s: TimelineState) -> QRectF:
         start = x_of(s.prefill_seconds, (0.0, s.total_seconds), bar.left(), bar.width())
         return QRectF(start, bar.top(), bar.right() - start, bar.height()).adjusted(4, 1, -4, -1)
 
-    def _lay_out_token_numbers(self, layout: TimelineLayout, taken: list[QRectF], f: int) -> None:
+    def _lay_out_token_numbers(self, layout: TimelineLayout, placer: LabelPlacer) -> None:
         """Each zoomed decode step's token number inside its block, all or none (a partial count misleads)."""
         s = self._state
         window, bar = zoom_window(s), layout.zoom_bar
@@ -195,9 +139,9 @@ class RequestTimeline(QWidget):
             x0 = x_of(block.start_seconds, window, bar.left(), bar.width())
             x1 = x_of(block.end_seconds, window, bar.left(), bar.width())
             text = s.token_text(n + 2)          # token 1 comes out of prefill
-            fitted = self._measure.fit(text, QRectF(x0, bar.top(), x1 - x0, bar.height()).adjusted(1, 0, -1, 0),
-                                       f, False, Qt.AlignmentFlag.AlignCenter, floor_px=f)
-            if fitted is None or any(fitted.rect.intersects(other) for other in taken):
+            fitted = placer.fit(text, QRectF(x0, bar.top(), x1 - x0, bar.height()).adjusted(1, 0, -1, 0),
+                                placer.floor_px, False, Qt.AlignmentFlag.AlignCenter)
+            if fitted is None or not placer.clear(fitted.rect):
                 return
             numbered.append((fitted, text))
         layout.token_labels = numbered
@@ -242,7 +186,7 @@ class RequestTimeline(QWidget):
             if x1 > x0:
                 painter.setBrush(dimmed(phase_colour(theme, phase), s.highlight not in (None, phase)))
                 painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
-        gap = max(1.0, round(self._floor() * GAP_PER_FLOOR))
+        gap = max(1.0, round(self._theme.floor_px * GAP_PER_FLOOR))
         painter.setPen(QPen(theme.color("background"), gap))
         top, bottom, left, width = bar.top(), bar.bottom(), bar.left(), bar.width()
         painter.drawLines([QLineF(x, top, x, bottom) for x in
@@ -266,7 +210,7 @@ class RequestTimeline(QWidget):
         s = self._state
         main, zoom = layout.main_bar, layout.zoom_bar
         start, end = (x_of(seconds, (0.0, s.total_seconds), main.left(), main.width()) for seconds in zoom_window(s))
-        painter.setPen(QPen(self._theme.color("text"), max(1.0, self._floor() / 18), Qt.PenStyle.DashLine))
+        painter.setPen(QPen(self._theme.color("text"), max(1.0, self._theme.floor_px / 18), Qt.PenStyle.DashLine))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(QRectF(start - 2, main.top() - 2, max(3.0, end - start) + 3,
                                 layout.main_strip.bottom() - main.top() + 4))

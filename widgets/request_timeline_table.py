@@ -18,9 +18,9 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from widgets.request_timeline import RememberedFits
-from widgets.request_timeline_state import Cell, TableState, rows_kept
-from widgets.text_fit import DrawnText, FittedText
+from widgets.request_timeline_state import Cell, rows_kept
+from widgets.state_widget import StateWidget
+from widgets.text_fit import DrawnText, FittedText, RememberedFits
 from widgets.theme import Theme
 
 CELL_PAD_PX = 10            # either side of a cell's text
@@ -40,55 +40,28 @@ class TableLayout:
     highlight: QRectF | None = None
 
 
-class RequestTable(QWidget):
+class RequestTable(StateWidget):
     """Draws a ``TableState``; holds no physics."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._theme = theme
-        self._state: TableState | None = None
+        super().__init__(theme, parent)
         self._measure = RememberedFits()
-        self._layout: TableLayout | None = None
-        self._layout_key: tuple | None = None
-        self._drawn: list[DrawnText] = []
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)     # paints its whole rect: nothing under it is
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 80)
-
-    @property
-    def state(self) -> TableState | None:
-        return self._state
-
-    def set_state(self, state: TableState) -> None:
-        if state != self._state:
-            self._state = state
-            self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        self.update()
 
     def sizeHint(self) -> QSize:
         return QSize(1200, 260)
 
     def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn) if self.isVisibleTo(self.parentWidget()) or self.parentWidget() is None else []
+        return super().drawn_texts() if self.isVisibleTo(self.parentWidget()) or self.parentWidget() is None else []
 
     def hideEvent(self, event) -> None:
         self._drawn = []                      # a hidden table shows nothing
         super().hideEvent(event)
 
-    def layout_now(self) -> TableLayout | None:
-        if self._state is None or self.width() <= 0 or self.height() <= 0:
-            return None
-        key = (self.width(), self.height(), self._state, self._theme.text_floor_px)
-        if key != self._layout_key:
-            self._layout, self._layout_key = self._lay_out(), key
-        return self._layout
-
     # -- layout ----------------------------------------------------------------------------
     def _lay_out(self) -> TableLayout:
-        s, f = self._state, max(1, round(self._theme.text_floor_px))
+        s, f = self._state, self._theme.floor_px
         w, h = float(self.width()), float(self.height())
         figure_w = round(w * FIGURE_SHARE)
         table_w = w - figure_w - f

@@ -29,6 +29,11 @@ class Theme:
     def color(self, role: str) -> QColor:
         return QColor(getattr(self, role))
 
+    @property
+    def floor_px(self) -> int:
+        """``text_floor_px`` as a whole font size (at least 1 px): the size widgets fit their labels down to."""
+        return max(1, int(round(self.text_floor_px)))
+
 
 THEMES: dict[str, Theme] = {
     "light": Theme("light", "#fafafa", "#ffffff", "#1d1d1f", "#6e6e73", "#0a66c2",

@@ -19,8 +19,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
-from widgets.kv_labels import LabelPlacer, StaticLayer
-from widgets.text_fit import DrawnText, TextMeasure
+from widgets.kv_labels import StaticLayer
+from widgets.state_widget import StateWidget
+from widgets.text_fit import LabelPlacer, TextMeasure
 from widgets.theme import Theme
 from widgets.work_counter_state import WorkCounterState, shown_tokens
 
@@ -34,30 +35,14 @@ CURVE_VERTICES = 100         # at most this many vertices a curve: smooth at any
 STATIC_LABELS = ("naive_title", "cached_title", "x_axis", "x_end", "y_axis")
 
 
-class WorkCounter(QWidget):
+class WorkCounter(StateWidget):
+    """Draws a ``WorkCounterState``."""
+
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.theme = theme
-        self.state: WorkCounterState | None = None
+        super().__init__(theme, parent)
         self.measure = TextMeasure()
-        self._drawn: list[DrawnText] = []
         self._layer = StaticLayer()
         self._px, self._line = 12, 12.0
-        # Every pixel is painted here: the stage behind need not be repainted first.
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
-
-    def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
-        self.update()
-
-    def set_state(self, state: WorkCounterState) -> None:
-        if state == self.state:
-            return
-        self.state = state
-        self.update()
-
-    def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn)
 
     # -- layout ---------------------------------------------------------------------------------
     def _boxes(self) -> dict[str, QRectF]:
@@ -76,7 +61,7 @@ class WorkCounter(QWidget):
             boxes[f"{which}_count"] = QRectF(inner.left(), inner.top() + 0.23 * bh, inner.width(), 0.31 * bh)
             boxes[f"{which}_step"] = QRectF(inner.left(), inner.top() + 0.57 * bh, inner.width(), 0.22 * bh)
             boxes[f"{which}_strip"] = QRectF(inner.left(), inner.top() + 0.81 * bh, inner.width(), 0.19 * bh)
-        px = max(int(round(self.theme.text_floor_px)), int(0.045 * h))
+        px = max(self.theme.floor_px, int(0.045 * h))
         line = self.measure.line_height(px, False)
         area = QRectF(margin, header.bottom() + margin, w - 2 * margin, h - header.bottom() - 2 * margin)
         boxes["y_title"] = QRectF(area.left(), area.top(), area.width(), line)
@@ -103,7 +88,7 @@ class WorkCounter(QWidget):
         boxes = self._boxes()
         static_labels = {k: state.labels.get(k, "") for k in STATIC_LABELS}
         key = (self.width(), self.height(), self.theme, state.show_cached, tuple(sorted(static_labels.items())))
-        pixmap, placer = self._layer.pixmap_for(key, self, self.measure, self.theme.text_floor_px,
+        pixmap, placer = self._layer.pixmap_for(key, self, self.measure, self.theme.floor_px,
                                                 lambda p, pl: self._paint_static(p, pl, boxes, state))
         painter.drawPixmap(0, 0, pixmap)
         labels = state.labels

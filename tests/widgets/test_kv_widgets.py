@@ -10,7 +10,7 @@ from widgets.kv_factors import KvFactors
 from widgets.kv_factors_state import Comparison, Factor, KvFactorsState, bar_share
 from widgets.kv_growth_plot import KvGrowthPlot
 from widgets.kv_growth_plot_state import GrowthMark, KvGrowthState, overflows, static_part
-from widgets.kv_labels import MAX_TEXT_PX
+from widgets.text_fit import MAX_TEXT_PX
 from widgets.kv_sharing import KvSharing
 from widgets.kv_sharing_state import KvSharingState, SharingRow, drawn_blocks
 from widgets.theme import THEMES, for_screen
