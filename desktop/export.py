@@ -65,13 +65,9 @@ def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, the
     frame.stage.addWidget(scene)
     frame.set_presenting_height(size.height())
     frame.resize(size)
-    # One entry per phase (a scene that steps one build per token repeats its phase): its last build's texts.
-    texts: dict[str, tuple[str, str]] = {}
-    for index in range(scene.build_count):
-        scene.go_to_build(index, animate=False)
-        texts[scene.phase()] = (scene.caption(), scene.notes())      # keeps the phase's first place
-    captions = [caption for caption, _ in texts.values()]
-    notes = [note for _, note in texts.values()]
+    texts = scene.handout_texts()
+    captions = [caption for caption, _ in texts]
+    notes = [note for _, note in texts]
     frame.show()
     scene.clock.stop()            # a still picture: its time comes from prepare_for_export, not the wall clock
     scene.prepare_for_export()

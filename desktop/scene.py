@@ -114,6 +114,16 @@ class Scene(QWidget):
         """The speaker notes of the current phase, with this scenario's values filled in."""
         return self.context.language.text(f"{self.key}.notes.{self.phase()}", **self.note_values())
 
+    def handout_texts(self) -> list[tuple[str, str]]:
+        """(caption, notes) for the handout page, one per phase in order of first appearance, each with its
+        last build's values (a scene that steps one build per token repeats a phase). Steps through the builds:
+        call it before choosing the build a picture shows."""
+        texts: dict[str, tuple[str, str]] = {}
+        for index in range(self.build_count):
+            self.go_to_build(index, animate=False)
+            texts[self.phase()] = (self.caption(), self.notes())    # a repeated phase keeps its first place
+        return list(texts.values())
+
     def caption_values(self) -> dict[str, str]:
         """Formatted numbers the captions use; computed once per change by the scene's model and kept."""
         return {}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSlider, QToolButton, QVBoxLayout, QWidget
 
 from desktop.scene import Scene, SceneContext
 from desktop.scenes import kv_cache_memory_model as memory
@@ -336,9 +336,10 @@ class KvCacheScene(Scene):
         self.context_slider = QSlider(Qt.Orientation.Horizontal)
         self.context_value = QLabel()
         presets = QHBoxLayout()
-        self.preset_buttons: dict[int, QPushButton] = {}
+        self.preset_buttons: dict[int, QToolButton] = {}
         for _, name, tokens in MARKS:
-            button = QPushButton(name)
+            button = QToolButton()      # a tool button: as wide as "128K", not a push button's 80 px minimum
+            button.setText(name)
             button.clicked.connect(lambda _=False, t=tokens: self.set_context(t))
             presets.addWidget(button)
             self.preset_buttons[tokens] = button

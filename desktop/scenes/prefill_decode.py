@@ -131,6 +131,7 @@ class PrefillDecodeScene(Scene):
         layout = QVBoxLayout(box)
         layout.setContentsMargins(0, 0, 0, 0)
         self._batch_label = QLabel()
+        self._batch_label.setWordWrap(True)        # the panel stays as narrow as its other controls
         self.batch_slider = QSlider(Qt.Orientation.Horizontal)
         self.batch_slider.setRange(0, round(math.log2(MAX_BATCH) * BATCH_SLIDER_STEPS_PER_DOUBLING))
         self.refusal_label = QLabel()

@@ -84,6 +84,11 @@ class SummaryScene(Scene):
         return {**self._model.values, **scenes}
 
     # -- the contract ---------------------------------------------------------------------------
+    def handout_texts(self) -> list[tuple[str, str]]:
+        """The handout's summary page is the recap with its notes (the four full answers), nothing else."""
+        self.go_to_build(RECAP_BUILD, animate=False)
+        return [(self.caption(), self.notes())]
+
     def show_build(self, index: int, animate: bool) -> None:
         question, revealed = focus(index)
         now = self.clock.seconds()
