@@ -47,15 +47,14 @@ def build_window():
     from desktop.app import create_application
     from desktop.i18n import Language
     from desktop.scenario_store import ScenarioStore
-    from desktop.scenes.registry import scene_classes
+    from desktop.scenes.registry import scene_entries
     from desktop.window import MainWindow
-    from engine.catalog import default_catalog
 
     app = create_application()
     language = Language("zh")
     settings = settings_store.load().settings
     store = ScenarioStore(settings.scenario, language=language)
-    window = MainWindow(language, store, settings, default_catalog(), scene_classes())
+    window = MainWindow(language, store, settings, store.catalog, scene_entries())
     window.resize(1920, 1080)
     window.show()
     return app, window, store
@@ -65,7 +64,7 @@ def visit_every_build(app, window) -> None:
     deck = window.deck
     deck.first()
     app.processEvents()
-    for _ in range(sum(deck.scene(p).build_count for p in range(len(deck.classes)))):
+    for _ in range(sum(deck.scene(p).build_count for p in range(len(deck.entries)))):
         deck.next()
         app.processEvents()
 
@@ -89,7 +88,7 @@ def main() -> int:
     lap_bytes: list[float] = []     # RSS at the end of each lap
 
     def step() -> None:
-        at_end = deck.position == len(deck.classes) - 1 and deck.current.build_index == deck.current.build_count - 1
+        at_end = deck.position == len(deck.entries) - 1 and deck.current.build_index == deck.current.build_count - 1
         if at_end:
             lap_bytes.append(resident_bytes())
             if args.verbose:

@@ -57,8 +57,8 @@ def _alternatives(language, items) -> str:
 
 def scene_numbers() -> list[int]:
     """The scenes this version has, from the registry (imports the scene modules, not QApplication)."""
-    from desktop.scenes.registry import scene_classes
-    return [cls.number for cls in scene_classes()]
+    from desktop.scenes.registry import scene_entries
+    return [entry.number for entry in scene_entries()]
 
 
 VALUE_OPTIONS = ("--lang", "--scene", "--theme", "--export", "--size")

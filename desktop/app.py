@@ -19,7 +19,7 @@ from desktop.i18n import Language
 from desktop.quit_signals import QuitOnSignals
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
-from desktop.scenes.registry import scene_class, scene_classes
+from desktop.scenes.registry import scene_class, scene_classes, scene_entries
 from desktop.theming import apply_theme
 from engine.catalog import default_catalog
 from widgets.theme import THEMES
@@ -120,7 +120,7 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
     if scene_number is not None:         # the command line has checked that it exists
         settings.last_scene = scene_number
     store = ScenarioStore(settings.scenario, language=language)
-    window = MainWindow(language, store, settings, store.catalog, scene_classes())
+    window = MainWindow(language, store, settings, store.catalog, scene_entries())
     _show_errors_inline(window, language)
     if present:
         window.presentation.start(from_start=scene_number is None)

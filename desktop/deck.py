@@ -13,6 +13,7 @@ from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from desktop.scene import Scene, SceneContext, create_scene
 from desktop.scene_failure import FailedScene
+from desktop.scenes.registry import SceneEntry
 from widgets.theme import Theme
 
 
@@ -20,12 +21,12 @@ class SceneDeck(QObject):
     current_changed = Signal(int)    # DESIGN.md number of the scene now shown (positions stay inside the deck)
     texts_changed = Signal()         # the title or caption of the shown scene may read differently
 
-    def __init__(self, classes: tuple[type[Scene], ...], language: Language, store: ScenarioStore,
+    def __init__(self, entries: tuple[SceneEntry, ...], language: Language, store: ScenarioStore,
                  theme: Theme, stage: QStackedWidget, parent: QObject | None = None):
         super().__init__(parent)
-        if not classes:
+        if not entries:
             raise ValueError("the deck needs at least one registered scene")
-        self.classes = classes
+        self.entries = entries              # named, not imported: a scene's module loads when it is first shown
         self._language, self._store, self._theme, self._stage = language, store, theme, stage
         self._scenes: dict[int, Scene] = {}
         self._stale: set[int] = set()      # created scenes that have not seen the latest report
@@ -44,30 +45,31 @@ class SceneDeck(QObject):
 
     @property
     def current_class(self) -> type[Scene]:
-        return self.classes[self._position]
+        return self.entries[self._position].load()
 
     @property
     def current_number(self) -> int:
         """The DESIGN.md number of the scene shown: a scene's one identity outside the deck."""
-        return self.classes[self._position].number
+        return self.entries[self._position].number
 
     def numbers(self) -> list[int]:
-        return [cls.number for cls in self.classes]
+        return [entry.number for entry in self.entries]
 
     def position_of(self, number: int) -> int | None:
-        return next((p for p, cls in enumerate(self.classes) if cls.number == number), None)
+        return next((p for p, entry in enumerate(self.entries) if entry.number == number), None)
 
     def title_of(self, position: int) -> str:
-        return self._language.text(f"{self.classes[position].key}.title")
+        return self._language.text(f"{self.entries[position].key}.title")
 
     def scene(self, position: int) -> Scene:
         """The scene at ``position``, created (with the current scenario and theme) on first use."""
         if position not in self._scenes:
             context = SceneContext(self._language, self._store, self._theme)
+            entry = self.entries[position]
             try:
-                scene = create_scene(self.classes[position], context)
+                scene = create_scene(entry.load(), context)
             except Exception as failure:     # one scene that cannot be built must not take the app with it
-                scene = FailedScene.for_class(self.classes[position], context, failure)
+                scene = FailedScene.for_entry(entry, context, failure)
             scene.build_changed.connect(self._on_build_changed)
             scene.texts_changed.connect(self._on_build_changed)
             scene.jump_requested.connect(self.go_to_number)     # e.g. the summary's links back to scenes
@@ -78,7 +80,7 @@ class SceneDeck(QObject):
     # -- moving -----------------------------------------------------------------
     def show(self, position: int, at: str = "first") -> None:
         """Show the scene at ``position`` from its first build (``at="first"``) or its last (``"last"``)."""
-        position = max(0, min(position, len(self.classes) - 1))
+        position = max(0, min(position, len(self.entries) - 1))
         scene = self.scene(position)
         if position in self._stale:
             self._stale.discard(position)
@@ -89,12 +91,12 @@ class SceneDeck(QObject):
             scene.go_to_build(scene.build_count - 1, animate=False)
         self._position = position
         self._stage.setCurrentWidget(scene)
-        self.current_changed.emit(self.classes[position].number)
+        self.current_changed.emit(self.entries[position].number)
         self.texts_changed.emit()
 
     def next(self) -> None:
         """The next build, or the first build of the next scene."""
-        if not self.current.next_build() and self._position + 1 < len(self.classes):
+        if not self.current.next_build() and self._position + 1 < len(self.entries):
             self.show(self._position + 1, "first")
 
     def previous(self) -> None:
@@ -106,7 +108,7 @@ class SceneDeck(QObject):
         self.show(0, "first")
 
     def last(self) -> None:
-        self.show(len(self.classes) - 1, "first")
+        self.show(len(self.entries) - 1, "first")
 
     def reset_current(self) -> None:
         self.current.reset()

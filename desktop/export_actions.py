@@ -73,7 +73,7 @@ class ExportActions(QObject):
         from desktop import export
         window = self._window
         self._path = path
-        self._job = export.export_scenes(window.deck.classes, window.language, window.store, window.theme,
+        self._job = export.export_scenes(tuple(entry.load() for entry in window.deck.entries), window.language, window.store, window.theme,
                                          pdf_path=path)
         QTimer.singleShot(0, self._step)
 

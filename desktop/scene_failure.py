@@ -20,10 +20,11 @@ class FailedScene(Scene):
     shows_times = False
 
     @classmethod
-    def for_class(cls, original: type[Scene], context: SceneContext, failure: BaseException) -> "FailedScene":
-        """A stand-in with ``original``'s number, key and title, showing why it failed."""
+    def for_entry(cls, entry, context: SceneContext, failure: BaseException) -> "FailedScene":
+        """A stand-in with the registered scene's number, key and title, showing why it failed (its module
+        would not import, or its constructor raised)."""
         traceback.print_exception(failure, file=sys.stderr)     # the details, for whoever reports it
-        stand_in = type(f"Failed{original.__name__}", (cls,), {"number": original.number, "key": original.key})
+        stand_in = type(f"Failed_{entry.key}", (cls,), {"number": entry.number, "key": entry.key})
         return stand_in(context, failure)
 
     def __init__(self, context: SceneContext, failure: BaseException):

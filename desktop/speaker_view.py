@@ -102,8 +102,8 @@ class SpeakerView(QWidget):
         scene = deck.current
         if scene.build_index + 1 < scene.build_count:
             return deck.current_class, scene.build_index + 1
-        if deck.position + 1 < len(deck.classes):
-            return deck.classes[deck.position + 1], 0
+        if deck.position + 1 < len(deck.entries):
+            return deck.entries[deck.position + 1].load(), 0
         return None
 
     # -- inside ------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from desktop.presentation import Presentation
 from desktop.presenter import BINDINGS, KeyController, PresenterLayer, key_label
 from desktop.scenario_controls import ScenarioControls
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import Scene
+from desktop.scenes.registry import SceneEntry
 from desktop.scene_picker import ScenePicker
 from desktop.settings import Settings, save as save_settings
 from desktop.side_panel import SidePanel
@@ -56,7 +56,7 @@ MENUS = (
 
 class MainWindow(QMainWindow):
     def __init__(self, language: Language, store: ScenarioStore, settings: Settings, catalog: Catalog,
-                 classes: tuple[type[Scene], ...], parent: QWidget | None = None):
+                 entries: tuple[SceneEntry, ...], parent: QWidget | None = None):
         super().__init__(parent)
         self.language, self.store, self.settings = language, store, settings
         self.theme = for_screen(THEMES[settings.theme], (QGuiApplication.primaryScreen()).geometry().height())
@@ -65,7 +65,7 @@ class MainWindow(QMainWindow):
         self.exports = ExportActions(self)
 
         self.slide = SlideFrame(self.theme)
-        self.deck = SceneDeck(classes, language, store, self.theme, self.slide.stage, self)
+        self.deck = SceneDeck(entries, language, store, self.theme, self.slide.stage, self)
         self.scene_list = QListWidget()
         self.scene_list.setObjectName("scene_list")
         self.scene_list.setWordWrap(True)

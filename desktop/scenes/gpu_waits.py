@@ -40,6 +40,9 @@ ROOFLINE_SHARE = 0.4                 # of the stage's width, once the roofline i
 # Narrower than this beside the roofline, the belt's essential words no longer fit at a readable
 # size: on so small a stage the roofline build shows the roofline alone (the caption still names both).
 BELT_BESIDE_ROOFLINE_MIN_PX = 240
+# The idle work (the roofline plot, each build's layout) starts this long after the scene is shown or changed:
+# after its first frame is on screen, and after the key press's own transition has had its frames.
+IDLE_WORK_DELAY_MS = 300
 
 
 class IntensityBox(QDoubleSpinBox):
@@ -75,7 +78,6 @@ class GpuWaitsScene(Scene):
         self._idle_jobs: list = []
         self._idle_timer = QTimer(self)              # zero-time: runs when the event loop is idle
         self._idle_timer.setSingleShot(True)
-        self._idle_timer.setInterval(0)
         self._idle_timer.timeout.connect(self._run_idle_job)
         self.clock.ticked.connect(self._on_tick)
         self.clock.ticked.connect(self.belt.set_seconds)
@@ -176,18 +178,18 @@ class GpuWaitsScene(Scene):
         self._schedule_idle_work()
 
     def _schedule_idle_work(self) -> None:
-        """After the first frame, and after a change of size, scenario or language, in idle time: the plot,
+        """After the first frame (``IDLE_WORK_DELAY_MS``), and after a change of size, scenario or language: the plot,
         then each build's belt layout, one per turn of the event loop (no key press waits on more than one),
         so that stepping through the builds later costs no layout."""
         self._idle_jobs = [self._ensure_plot, self._paint_plot_once]
         self._idle_jobs += [partial(self._prepare_belt, build) for build in range(self.build_count)]
-        self._idle_timer.start()
+        self._idle_timer.start(IDLE_WORK_DELAY_MS)
 
     def _run_idle_job(self) -> None:
         if self._idle_jobs and self.isVisible():
             self._idle_jobs.pop(0)()
             if self._idle_jobs:
-                self._idle_timer.start()
+                self._idle_timer.start(0)
 
     def _prepare_belt(self, build: int) -> None:
         model = self._make_model(build)

@@ -1,12 +1,13 @@
-"""The one place scenes are registered: an ordered list of module paths.
+"""The one place scenes are registered: their DESIGN.md numbers and keys, in order.
 
 Each module defines ``SCENE = <Scene subclass>``. Adding a scene is one line
-here plus its own module and its own ``resources/text/<key>.toml``; no other
-scene and no part of the frame changes. Only scenes listed here appear in the
+in ``SCENES`` plus its own module and its own ``resources/text/<key>.toml``; no
+other scene and no part of the frame changes. Only scenes listed here appear in the
 app, so a scene that does not exist yet is simply absent, never a placeholder.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
 from typing import TYPE_CHECKING
@@ -17,41 +18,70 @@ if TYPE_CHECKING:
 # The DESIGN.md numbers a scene may have: six seed sections and the summary. A scene's one identity.
 SCENE_NUMBERS = range(1, 8)
 
-SCENE_MODULES = [
-    "desktop.scenes.gpu_waits",
-    "desktop.scenes.model_memory",
-    "desktop.scenes.one_token",
-    "desktop.scenes.prefill_decode",
-    "desktop.scenes.kv_cache",
-    "desktop.scenes.tokens",
-    "desktop.scenes.summary",
-]
+# (DESIGN.md number, key) of every scene in this version; its module is ``desktop.scenes.<key>``. The list
+# names the scenes without importing them: start-up imports only the scene it shows first.
+SCENES = (
+    (1, "gpu_waits"),
+    (2, "model_memory"),
+    (3, "one_token"),
+    (4, "prefill_decode"),
+    (5, "kv_cache"),
+    (6, "tokens"),
+    (7, "summary"),
+)
+
+
+@dataclass(frozen=True)
+class SceneEntry:
+    """A registered scene before its module is imported: what the scene list and the deck need to name it."""
+    number: int
+    key: str
+
+    @property
+    def module(self) -> str:
+        return f"desktop.scenes.{self.key}"
+
+    def load(self) -> type["Scene"]:
+        """The scene's class (its module imported once). A module whose ``SCENE`` does not have this entry's
+        number and key, or has no builds, is a programming error and raises at once."""
+        return _load(self)
 
 
 @lru_cache(maxsize=None)
-def scene_classes() -> tuple[type["Scene"], ...]:
-    """The registered scene classes in DESIGN.md order (by ``number``).
+def _load(entry: SceneEntry) -> type["Scene"]:
+    cls = import_module(entry.module).SCENE
+    if (cls.number, cls.key) != (entry.number, entry.key) or not cls.build_names:
+        raise ValueError(f"{entry.module}.SCENE must have number {entry.number}, key {entry.key!r} and at least "
+                         f"one build; got {cls.number}, {cls.key!r}")
+    return cls
 
-    Imports each module once. A module without ``SCENE``, or two scenes with
-    the same number or key, is a programming error and raises at once.
-    """
-    classes = [import_module(path).SCENE for path in SCENE_MODULES]
-    numbers = [cls.number for cls in classes]
-    keys = [cls.key for cls in classes]
-    if len(set(numbers)) != len(numbers) or len(set(keys)) != len(keys):
-        raise ValueError(f"scene numbers and keys must be unique, got {numbers} and {keys}")
-    for cls in classes:
-        if cls.number not in SCENE_NUMBERS or not cls.build_names:
-            raise ValueError(f"{cls.__name__} needs a number in {SCENE_NUMBERS.start}..{SCENE_NUMBERS.stop - 1} "
-                             "and at least one build")
-    return tuple(sorted(classes, key=lambda cls: cls.number))
+
+def _check(scenes) -> tuple[SceneEntry, ...]:
+    numbers, keys = [n for n, _ in scenes], [k for _, k in scenes]
+    if len(set(numbers)) != len(numbers) or len(set(keys)) != len(keys) or not set(numbers) <= set(SCENE_NUMBERS):
+        raise ValueError(f"scene numbers must be unique and in {SCENE_NUMBERS.start}..{SCENE_NUMBERS.stop - 1}, "
+                         f"keys unique; got {numbers} and {keys}")
+    return tuple(SceneEntry(number, key) for number, key in sorted(scenes))
+
+
+ENTRIES = _check(SCENES)
+
+
+def scene_entries() -> tuple[SceneEntry, ...]:
+    """The registered scenes in DESIGN.md order, not yet imported."""
+    return ENTRIES
+
+
+def scene_classes() -> tuple[type["Scene"], ...]:
+    """Every registered scene's class in DESIGN.md order (imports all of them: export and tests)."""
+    return tuple(entry.load() for entry in ENTRIES)
 
 
 def scene_class(number: int) -> type["Scene"] | None:
-    """The registered scene with DESIGN.md number ``number``, or None."""
-    return next((cls for cls in scene_classes() if cls.number == number), None)
+    """The registered scene with DESIGN.md number ``number`` (imported), or None."""
+    return next((entry.load() for entry in ENTRIES if entry.number == number), None)
 
 
-def export_name(cls: type["Scene"]) -> str:
+def export_name(cls) -> str:
     """The file stem of a scene's picture: ``01-gpu_waits``."""
     return f"{cls.number:02d}-{cls.key}"

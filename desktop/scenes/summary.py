@@ -19,7 +19,7 @@ from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QWidget
 
 from desktop.scene import Scene, SceneContext
-from desktop.scenes.registry import scene_classes
+from desktop.scenes.registry import scene_entries
 from desktop.scenes.summary_model import (
     BUILDS, BUSY_SERVER_BATCH, QUESTIONS, RECAP_BUILD, SummaryModel, focus, linked_scene,
 )
@@ -66,7 +66,8 @@ class SummaryScene(Scene):
     # -- the model ------------------------------------------------------------------------------
     def _make_model(self) -> SummaryModel:
         language = self.context.language
-        titles = {cls.number: language.text(f"{cls.key}.title") for cls in scene_classes() if cls.number != self.number}
+        titles = {entry.number: language.text(f"{entry.key}.title") for entry in scene_entries()
+                  if entry.number != self.number}
         return SummaryModel(self._report, self.context.what_if(batch=BUSY_SERVER_BATCH), titles, language.text,
                             self.context.refusal_text)
 

@@ -5,9 +5,8 @@ import pytest
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scenes.registry import scene_classes
+from desktop.scenes.registry import scene_entries
 from desktop.settings import Settings
-from engine.catalog import default_catalog
 
 
 @pytest.fixture
@@ -19,7 +18,7 @@ def make_window(qtbot):
         settings = settings or Settings()
         language = Language(language)
         store = store or ScenarioStore(settings.scenario, language=language)   # as the app builds it
-        window = MainWindow(language, store, settings, default_catalog(), scene_classes())
+        window = MainWindow(language, store, settings, store.catalog, scene_entries())
         qtbot.addWidget(window)
         window.resize(1400, 900)
         window.show()

@@ -108,8 +108,8 @@ def test_the_menu_export_writes_the_build_on_screen_and_the_cli_the_last(window,
     assert window.exports.current_scene(tmp_path / "scene.png")
     assert asked == [on_screen]
     written = QImage(str(tmp_path / "scene.png"))
-    at_build = original(window.deck.classes[summary], window.language, window.store, window.theme, build=on_screen)
-    at_last = original(window.deck.classes[summary], window.language, window.store, window.theme)
+    at_build = original(window.deck.entries[summary].load(), window.language, window.store, window.theme, build=on_screen)
+    at_last = original(window.deck.entries[summary].load(), window.language, window.store, window.theme)
     assert written.convertToFormat(at_build.image.format()) == at_build.image
     assert written.convertToFormat(at_last.image.format()) != at_last.image
 

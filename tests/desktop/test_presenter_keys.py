@@ -39,12 +39,12 @@ def test_next_keys_step_builds_then_scenes(qtbot, window):
         assert where(window) == (0, before + 1), key
     while window.deck.position == 0:
         press(qtbot, window, K.Key_PageDown)
-    if len(window.deck.classes) > 1:
+    if len(window.deck.entries) > 1:
         assert where(window) == (1, 0)     # the next scene starts at its first build
 
 
 def test_previous_keys_step_back_to_the_last_build_of_the_previous_scene(qtbot, window):
-    if len(window.deck.classes) < 2:
+    if len(window.deck.entries) < 2:
         return
     window.deck.show(1)
     press(qtbot, window, K.Key_PageUp)
@@ -60,13 +60,13 @@ def test_previous_keys_step_back_to_the_last_build_of_the_previous_scene(qtbot, 
 
 def test_home_and_end_go_to_the_first_and_last_scene(qtbot, window):
     press(qtbot, window, K.Key_End)
-    assert where(window) == (len(window.deck.classes) - 1, 0)
+    assert where(window) == (len(window.deck.entries) - 1, 0)
     press(qtbot, window, K.Key_Home)
     assert where(window) == (0, 0)
 
 
 def test_next_at_the_very_end_stays_put(qtbot, window):
-    last = len(window.deck.classes) - 1
+    last = len(window.deck.entries) - 1
     window.deck.show(last, "last")
     press(qtbot, window, K.Key_Right)
     assert where(window) == (last, window.deck.current.build_count - 1)
@@ -77,7 +77,7 @@ def test_digits_and_enter_jump_to_a_scene_by_its_number(qtbot, window):
     qtbot.keyClick(window.slide, K.Key_7)
     assert window.presenter.jump_prompt.isVisible()
     qtbot.keyClick(window.slide, K.Key_Return)
-    assert window.deck.classes[window.deck.position].number == 7
+    assert window.deck.entries[window.deck.position].number == 7
     assert not window.presenter.jump_prompt.isVisible()
 
 
@@ -148,7 +148,7 @@ def test_l_switches_the_language_and_the_visible_text_follows(qtbot, window):
 
 
 def test_f5_presents_from_the_start_and_escape_leaves(qtbot, window):
-    window.deck.show(len(window.deck.classes) - 1)
+    window.deck.show(len(window.deck.entries) - 1)
     qtbot.keyClick(window.slide, K.Key_F5)
     assert window.presentation.active and window.isFullScreen()
     assert window.deck.position == 0
@@ -167,7 +167,7 @@ def test_f5_presents_from_the_start_and_escape_leaves(qtbot, window):
 
 
 def test_shift_f5_presents_from_the_current_scene(qtbot, window):
-    last = len(window.deck.classes) - 1
+    last = len(window.deck.entries) - 1
     window.deck.show(last)
     qtbot.keyClick(window.slide, K.Key_F5, Qt.KeyboardModifier.ShiftModifier)
     assert window.presentation.active and window.deck.position == last

@@ -51,6 +51,6 @@ def test_a_gpu_chosen_in_the_controls_is_the_gpu_of_every_scene(qtbot, window):
     box.setCurrentIndex(index)
     box.activated.emit(index)
     assert window.store.scenario.gpu == "h100-sxm"
-    for position in range(len(window.deck.classes)):
+    for position in range(len(window.deck.entries)):
         window.deck.show(position)
         assert window.deck.current.context.store.scenario.gpu == "h100-sxm"

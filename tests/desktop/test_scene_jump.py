@@ -7,11 +7,11 @@ from desktop.scene import Scene
 def test_every_scene_has_jump_requested_and_the_deck_follows_it(window):
     first = window.deck.current
     assert isinstance(first, Scene)
-    last_number = window.deck.classes[-1].number
+    last_number = window.deck.entries[-1].number
     first.jump_requested.emit(last_number)
-    assert window.deck.classes[window.deck.position].number == last_number
+    assert window.deck.entries[window.deck.position].number == last_number
     window.deck.current.jump_requested.emit(99)            # no such scene: nothing moves
-    assert window.deck.classes[window.deck.position].number == last_number
+    assert window.deck.entries[window.deck.position].number == last_number
 
 
 def test_the_summary_uses_the_base_class_signal():

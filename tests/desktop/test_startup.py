@@ -61,7 +61,7 @@ def test_the_window_restores_language_theme_scene_and_scenario(make_window):
     settings = Settings(language="zh", theme="dark", last_scene=7,
                         scenario=replace(Scenario(), batch=16, gpu="h100-sxm"))
     window = make_window(language="zh", settings=settings)
-    assert window.deck.classes[window.deck.position].number == 7
+    assert window.deck.entries[window.deck.position].number == 7
     assert window.theme.id == "dark" and window.actions["theme_dark"].isChecked()
     assert window.controls.counts["batch"].value() == 16
     assert window.controls.choices["gpu"].currentData() == "h100-sxm"

@@ -130,11 +130,11 @@ def test_a_click_in_presentation_mode_jumps_and_g_with_the_number_does_too(make_
     deck.current.go_to_build(5, animate=False)             # the memory answer: links to scene 2
     card = deck.current.cards[2]
     qtbot.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.rect().center())
-    assert deck.classes[deck.position].number == 2
+    assert deck.entries[deck.position].number == 2
     deck.show(deck.position_of(7), "last")
     qtbot.keyClick(window, Qt.Key.Key_5)
     qtbot.keyClick(window, Qt.Key.Key_Return)
-    assert deck.classes[deck.position].number == 5
+    assert deck.entries[deck.position].number == 5
 
 
 @pytest.mark.parametrize("code", LANGUAGES)

@@ -78,7 +78,7 @@ def _visible_texts(window) -> list[str]:
 def test_no_visible_widget_shows_an_untranslated_key(make_window, code):
     window = make_window(language=code)
     all_keys = set(Language(code).keys())
-    for position in range(len(window.deck.classes)):
+    for position in range(len(window.deck.entries)):
         window.deck.show(position, "last")
         for text in _visible_texts(window):
             plain = text.replace("&", "").split("\t")[0].strip()

@@ -77,7 +77,7 @@ def test_the_scene_list_is_narrow_and_the_scene_controls_sit_in_the_side_panel(m
 def test_at_1024_by_768_nothing_needs_a_horizontal_scroll_bar(make_window, qtbot, code):
     window = make_window(code)
     window.resize(first_window_rect(QRect(0, 0, 1024, 768)).size())
-    for position in range(len(window.deck.classes)):
+    for position in range(len(window.deck.entries)):
         window.deck.show(position)
         qtbot.waitUntil(lambda: window.width() <= 1024)
         assert window.minimumSizeHint().width() <= 1024
@@ -98,7 +98,7 @@ PANEL_MAX_WIDTH_AT_1024_PX = 260
 def test_at_1024_by_768_the_stage_gets_the_width(make_window, qtbot, code):
     window = make_window(code)
     window.resize(SMALL_WINDOW)
-    for position in range(len(window.deck.classes)):
+    for position in range(len(window.deck.entries)):
         window.deck.show(position)
         qtbot.waitUntil(lambda: window.width() <= 1024)
         assert not window.scene_list.isVisible() and window.scene_picker.isVisible()
@@ -118,7 +118,7 @@ def _picker_texts(window) -> list[str]:
 def test_the_compact_picker_lists_the_registered_scenes_and_switches_them(make_window, code):
     window = make_window(code)
     window.resize(SMALL_WINDOW)
-    classes = window.deck.classes
+    classes = window.deck.entries
     assert _picker_texts(window) == [f"{cls.number}  {window.deck.title_of(p)}" for p, cls in enumerate(classes)]
     assert window.scene_picker.currentIndex() == window.deck.position
     last = len(classes) - 1
@@ -136,7 +136,7 @@ def test_at_1920_by_1080_the_scene_list_is_shown(make_window):
     window = make_window("en")
     window.resize(LARGE_WINDOW)
     assert window.scene_list.isVisible() and not window.scene_picker.isVisible()
-    assert window.scene_list.count() == len(window.deck.classes)
+    assert window.scene_list.count() == len(window.deck.entries)
     assert not window.controls.labels_above()       # room for each label beside its field
     window.resize(SMALL_WINDOW)
     assert not window.scene_list.isVisible() and window.scene_picker.isVisible()
