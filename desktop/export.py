@@ -53,10 +53,12 @@ class Slide:
 
 
 def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, theme: Theme,
-                 size: QSize = DEFAULT_SIZE, build: int | None = None) -> Slide:
+                 size: QSize = DEFAULT_SIZE, build: int | None = None, with_texts: bool = True) -> Slide:
     """``cls`` at build ``build`` (None: its last) in a slide of exactly ``size`` pixels, transitions finished.
 
     The command line's pictures and the handout show the last build; the menu's picture the build on screen.
+    ``with_texts`` False (the speaker view's preview): the picture only, without stepping every build for the
+    handout's captions and notes, nor loading what only the finished still needs.
     """
     theme = for_screen(theme, size.height())        # the picture's height is the screen's: same text floor
     frame = SlideFrame(theme)
@@ -65,14 +67,18 @@ def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, the
     frame.stage.addWidget(scene)
     frame.set_presenting_height(size.height())
     frame.resize(size)
-    texts = scene.handout_texts()
-    captions = [caption for caption, _ in texts]
-    notes = [note for _, note in texts]
     frame.show()
     scene.clock.stop()            # a still picture: its time comes from prepare_for_export, not the wall clock
-    scene.prepare_for_export()
-    if build is not None:
-        scene.go_to_build(build, animate=False)     # the still-picture state, at the build asked for
+    captions: list[str] = []
+    notes: list[str] = []
+    if with_texts:
+        scene.prepare_for_export()                  # loads what the notes quote (counts, sweeps) first
+        texts = scene.handout_texts()
+        captions, notes = [caption for caption, _ in texts], [note for _, note in texts]
+        scene.prepare_for_export()                  # and back to the finished last build
+    if build is not None or not with_texts:
+        scene.go_to_build(scene.build_count - 1 if build is None else build, animate=False)
+        scene.clock.set_seconds(scene.clock.seconds() + 1.0)     # every transition finished
     frame.set_texts(language.text(f"{cls.key}.title"), scene.caption())
     frame.set_subject(*subject_texts(language, scene))
     frame.layout().activate()

@@ -119,7 +119,18 @@ class SlideFrame(QWidget):
         margins = label.contentsMargins()
         label.setFixedHeight(math.ceil(lines * metrics.lineSpacing()) + margins.top() + margins.bottom())
 
+    def keep_clear_of(self, badge: QWidget) -> None:
+        """``badge`` floats in the top-right corner (the presenter's clock): while it shows, the corner's
+        words move left of it instead of lying under it."""
+        self._corner_badge = badge
+        badge.installEventFilter(self)
+
     def eventFilter(self, watched, event) -> bool:
+        if watched is getattr(self, "_corner_badge", None) and event.type() in (
+                QEvent.Type.Show, QEvent.Type.Hide, QEvent.Type.Resize, QEvent.Type.Move):
+            shown = event.type() != QEvent.Type.Hide and watched.isVisible()
+            reserve = self.width() - watched.geometry().left() if shown else 0
+            self._title_row.setContentsMargins(0, 0, max(0, reserve), 0)
         # The caption's own width is what its wrapping depends on: measured again whenever the layout gives
         # it a new one (before the first layout it has a placeholder width that would wrap absurdly).
         if watched is self.caption_label and event.type() == QEvent.Type.Resize \

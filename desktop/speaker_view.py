@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QFont, QGuiApplication, QPixmap
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
@@ -27,6 +27,7 @@ PREVIEW_DELAY_MS = 350
 # Once a second: the clocks show whole seconds.
 CLOCK_INTERVAL_MS = 1000
 PREVIEW_WIDTH_PX = 480
+PREVIEW_SIZE = QSize(960, 540)       # rendered at a projector-like 16:9 and scaled down: the same layout the room sees
 NOTES_POINT_SIZE = 18        # notes are read at arm's length, in a hurry
 
 
@@ -68,6 +69,7 @@ class SpeakerView(QWidget):
         self._previews.setSingleShot(True)
         self._previews.setInterval(PREVIEW_DELAY_MS)
         self._previews.timeout.connect(self._render_previews)
+        self._preview_cache: dict = {}
         self.keys = KeyController(self, self)
         self.keys.command.connect(window.run_command)
         self.keys.jump_requested.connect(window.jump_to)
@@ -138,7 +140,12 @@ class SpeakerView(QWidget):
         cls, build = step
         self.next_label.setText(language.text("app.speaker.next") if cls is window.deck.current_class
                                 else language.text("app.speaker.next_scene", number=cls.number))
-        slide = export.render_slide(cls, language, window.store, window.theme, build=build)
+        key = (cls, build, window.store.scenario, language.code, window.theme.id)
+        if key not in self._preview_cache:
+            slide = export.render_slide(cls, language, window.store, window.theme, PREVIEW_SIZE, build=build,
+                                        with_texts=False)
+            self._preview_cache = {key: slide}       # the one the next key press shows; older ones are stale
+        slide = self._preview_cache[key]
         self.next_preview.setPixmap(QPixmap.fromImage(slide.image).scaledToWidth(
             PREVIEW_WIDTH_PX, Qt.TransformationMode.SmoothTransformation))
 

@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
 
         self.presenter = PresenterLayer(self, self.slide, language, self.theme)
+        self.slide.keep_clear_of(self.presenter.clock)
         self.keys = KeyController(self, self.slide)
         self._commands = self._command_table()
         self._create_actions()

@@ -4,9 +4,9 @@ Tokenizing a pasted text or a long sweep must not freeze the window. A scene
 owns a ``Worker`` and calls ``run(fn, *args)``; ``fn`` runs in a thread pool and
 its result arrives as ``finished(result)`` on the UI thread (the signal is
 emitted by a bridge object that lives there, so Qt queues it across threads).
-Only the latest job counts: the result of a job that was superseded by a later
-``run`` (the user typed on) is dropped, so a slow old answer never overwrites a
-new one. An exception becomes ``failed(message)``: the scene shows it as an
+Only the latest job counts: a job superseded by a later ``run`` (the user typed
+on) is cancelled if it has not started, and its result dropped if it has, so a
+slow old answer never overwrites a new one nor holds a thread that new work needs. An exception becomes ``failed(message)``: the scene shows it as an
 inline note. ``busy_changed(bool)`` drives a progress indicator.
 """
 from __future__ import annotations
@@ -44,6 +44,7 @@ class Worker(QObject):
         self._bridge.done.connect(self._on_done)
         self._job = 0
         self._busy = False
+        self._future: Future | None = None
 
     @property
     def busy(self) -> bool:
@@ -53,7 +54,9 @@ class Worker(QObject):
         """Start ``fn(*args)`` in the pool; returns the job's number. Any earlier job's result will be dropped."""
         self._job += 1
         job = self._job
-        future = _pool().submit(fn, *args)
+        if self._future is not None:
+            self._future.cancel()      # not started yet: it never will (one already running finishes, dropped)
+        future = self._future = _pool().submit(fn, *args)
         bridge = self._bridge
         future.add_done_callback(lambda f, job=job: _report(bridge, job, f))
         self._set_busy(True)
@@ -62,6 +65,8 @@ class Worker(QObject):
     def cancel(self) -> None:
         """Drop whatever is running: its result will never arrive."""
         self._job += 1
+        if self._future is not None:
+            self._future.cancel()
         self._set_busy(False)
 
     def _on_done(self, job: int, succeeded: bool, result: object) -> None:
@@ -80,6 +85,8 @@ class Worker(QObject):
 
 
 def _report(bridge: _Bridge, job: int, future: Future) -> None:
+    if future.cancelled():
+        return                        # superseded before it started: nobody waits for it
     try:
         result = future.result()
     except Exception as error:        # the job's own failure, handed to the UI thread as a sentence

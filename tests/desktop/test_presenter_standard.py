@@ -156,3 +156,16 @@ def test_the_stage_keeps_its_size_however_a_build_is_reached(qtbot, make_window,
     for index in reversed(range(deck.current.build_count - 1)):       # and back again (Left)
         deck.previous()
         assert stage_size() == direct[index]
+
+
+def test_the_clock_never_covers_the_corner_that_names_what_the_stage_shows(qtbot, make_window):
+    window = make_window("zh")
+    window.presentation.start(from_start=True)
+    if not window.presenter.clock.isVisible():
+        window.run_command("clock")
+    qtbot.waitUntil(lambda: window.presenter.clock.isVisible())
+    window.slide.layout().activate()
+    clock = window.presenter.clock.geometry()
+    label = window.slide.subject_label
+    corner = label.geometry().translated(label.parentWidget().mapTo(window.slide, label.pos()) - label.pos())
+    assert not clock.intersects(corner), (clock, corner)

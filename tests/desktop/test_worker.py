@@ -57,3 +57,22 @@ def test_a_failure_arrives_as_one_sentence(qtbot):
     with qtbot.waitSignal(worker.failed, timeout=10_000) as failed:
         worker.run(broken)
     assert failed.args == ["The text is not valid UTF-8."]
+
+
+def test_a_superseded_job_that_has_not_started_never_runs(qtbot):
+    worker = Worker()
+    gates = [threading.Event() for _ in range(2)]
+    ran = []
+
+    def blocker(gate):
+        gate.wait(10)
+
+    others = [Worker(), Worker()]
+    for other, gate in zip(others, gates):   # both pool threads busy
+        other.run(blocker, gate)
+    worker.run(lambda: ran.append("old"))    # queued behind them
+    with qtbot.waitSignal(worker.finished, timeout=10_000) as done:
+        worker.run(lambda: "new")
+        for gate in gates:
+            gate.set()
+    assert done.args == ["new"] and ran == []
