@@ -158,7 +158,7 @@ class DecodeStepper(StateWidget):
             self._paint_tile(painter, tile)
         self._paint_machine(painter, placed)
         for key, rect, fitted in placed.counters:
-            painter.setPen(QPen(theme.color("muted"), max(1.0, theme.line_width / 2)))
+            painter.setPen(QPen(theme.color("muted"), max(1.0, theme.scaled_line_width / 2)))
             painter.setBrush(theme.color("surface"))
             painter.drawRect(rect)
             self._text(painter, f"counter.{key}", fitted)
@@ -171,7 +171,7 @@ class DecodeStepper(StateWidget):
         travel = min(1.0, self._progress / BELT_PHASE_END) * BLOCKS_PER_PASS if self._moving() else 0.0
         shift = (travel % 1.0) * spacing
         block = QRectF(0, 0, spacing * 0.55, belt.height() * 0.6)
-        painter.setPen(QPen(theme.color("memory"), max(1.0, theme.line_width / 2)))
+        painter.setPen(QPen(theme.color("memory"), max(1.0, theme.scaled_line_width / 2)))
         painter.setBrush(_alpha(theme.color("memory"), 0.55))
         painter.save()
         painter.setClipRect(belt)
@@ -207,7 +207,7 @@ class DecodeStepper(StateWidget):
         for tile in tiles:
             top = round(tile.rect.top(), 1)
             rows[top] = rows[top].united(tile.rect) if top in rows else QRectF(tile.rect)
-        pen = QPen(self._theme.color("accent"), self._theme.line_width, Qt.PenStyle.DashLine)
+        pen = QPen(self._theme.color("accent"), self._theme.scaled_line_width, Qt.PenStyle.DashLine)
         painter.setPen(pen)
         painter.setBrush(_alpha(self._theme.color("accent"), 0.06))
         pad = 3.0
@@ -245,7 +245,7 @@ class DecodeStepper(StateWidget):
         fill = {"prompt": theme.color("surface"), "answer": _blend(theme.color("accent"), background, 0.14),
                 "end": _blend(theme.color("compute"), background, 0.14), "future": background}[role]
         # a tile's border stays thin beside its text even in the projector theme's thick lines
-        width = min(theme.line_width, TILE_LINE_MAX_PX) * (2.0 if enters or new else 0.75)
+        width = min(theme.scaled_line_width, TILE_LINE_MAX_PX) * (2.0 if enters or new else 0.75)
         # what goes in: the accent; what came out: the model box's colour (the labels name both as well)
         color = theme.color("compute") if new else theme.color("accent") if enters else theme.color("muted")
         return role, width, color.name(), fill.name(), theme.id, theme.text, theme.muted, theme.warning
@@ -266,14 +266,15 @@ class DecodeStepper(StateWidget):
         painter.drawRect(tile.rect)
         for part in tile.parts:
             if part.partial:
-                painter.setPen(QPen(theme.color("warning"), max(1.0, theme.line_width * 0.75), Qt.PenStyle.DashLine))
+                painter.setPen(QPen(theme.color("warning"), max(1.0, theme.scaled_line_width * 0.75),
+                                    Qt.PenStyle.DashLine))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRect(part.rect)
             text_role = "muted" if role == "future" else ("warning" if part.partial else "text")
             painter.setPen(theme.color(text_role))
             part.text.paint(painter, self._measure.font(part.text.px, part.text.bold))
-            if part.sub is not None:
-                painter.setPen(theme.color("muted"))
+            if part.sub is not None:              # the cut character: full contrast, it is what the bytes mean
+                painter.setPen(theme.color("text"))
                 part.sub.paint(painter, self._measure.font(part.sub.px, False))
         painter.end()
         return picture
@@ -281,7 +282,7 @@ class DecodeStepper(StateWidget):
     def _paint_machine(self, painter: QPainter, placed: Layout) -> None:
         """Square boxes with opaque fills (the cheapest to paint again at every pass); arrows antialiased."""
         theme = self._theme
-        line_w = theme.line_width
+        line_w = theme.scaled_line_width
         background = theme.color("background")
         for rect, role, alpha in ((placed.warehouse, "memory", 0.15), (placed.belt, "muted", 0.12),
                                   (placed.model, "compute", 0.12)):
@@ -304,7 +305,7 @@ class DecodeStepper(StateWidget):
 
     def _arrow(self, painter: QPainter, start: QPointF, end: QPointF) -> None:
         painter.drawLine(start, end)
-        size = max(6.0, self._theme.line_width * 4)
+        size = max(6.0 * self._theme.size_scale, self._theme.scaled_line_width * 4)
         direction = end - start
         length = max(1e-6, (direction.x() ** 2 + direction.y() ** 2) ** 0.5)
         ux, uy = direction.x() / length, direction.y() / length
@@ -321,12 +322,12 @@ class DecodeStepper(StateWidget):
                 self._paint_row_tile(painter, tile, self._state.rows[n].inputs, f"row{n}.in")
             for tile in row["output"]:
                 self._paint_row_tile(painter, tile, (self._state.rows[n].output,), f"row{n}.out")
-            painter.setPen(QPen(theme.color("compute"), theme.line_width))
+            painter.setPen(QPen(theme.color("compute"), theme.scaled_line_width))
             painter.setBrush(_alpha(theme.color("compute"), 0.1))
             painter.drawRoundedRect(row["model"], 8, 8)
-            painter.setPen(QPen(theme.color("text"), theme.line_width))
+            painter.setPen(QPen(theme.color("text"), theme.scaled_line_width))
             mid = row["model"].center().y()
-            self._arrow(painter, QPointF(row["inputs_box"].right(), mid), QPointF(row["model"].left(), mid))
+            self._arrow(painter, QPointF(row["inputs_right"], mid), QPointF(row["model"].left(), mid))
             if row["output"]:
                 self._arrow(painter, QPointF(row["model"].right(), mid),
                             QPointF(row["output"][0].rect.left(), mid))

@@ -255,24 +255,57 @@ def layout_compare(measure: TextMeasure, state: DecodeStepperState, width: float
     rows = state.rows[:2]
     row_h = (height - margin - top) / max(1, len(rows))
     w = right - left
+
+    def body_of(n: int) -> QRectF:
+        y = top + n * row_h
+        return QRectF(left, y + line + margin * 0.5, w, row_h - line - 2 * margin)
+
+    # One token size for both rows (the largest at which every row's inputs fit): a token is as large
+    # coming out of the prefill as going into the decode.
+    px_max = int(height * TOKEN_PX_SHARE * 0.8)
+    for n, row in enumerate(rows):
+        body = body_of(n)
+        px_max = min(px_max, fit_tiles(measure, row.inputs, QRectF(body.left(), body.top(), w * 0.42, body.height()),
+                                       px_max, floor, len(row.inputs) - 1)[0])
     for n, row in enumerate(rows):
         y = top + n * row_h
         title = measure.fit(row.title, QRectF(left, y, w, line), label_px, True, ALIGN_LEFT, floor_px=floor)
-        body = QRectF(left, y + line + margin * 0.5, w, row_h - line - 2 * margin)
+        body = body_of(n)
         inputs_box = QRectF(body.left(), body.top(), w * 0.42, body.height())
         model = QRectF(body.left() + w * 0.5, body.top(), w * 0.28, body.height() - line)
-        px, tiles = fit_tiles(measure, row.inputs, inputs_box, int(height * TOKEN_PX_SHARE * 0.8), floor,
-                              len(row.inputs) - 1)
+        px, tiles = fit_tiles(measure, row.inputs, inputs_box, px_max, floor, len(row.inputs) - 1)
         out_box = QRectF(model.right() + w * 0.05, body.top(), right - model.right() - w * 0.05, body.height())
         _, output = fit_tiles(measure, (row.output,), out_box, px, floor, 0)
+        # The inputs and the output centred on the arrows' line through the model, so the arrows join them.
+        _centre_on(tiles, model.center().y(), body)
+        _centre_on(output, model.center().y(), body)
         inner = 0.08 * model.height()
         model_text = measure.fit(state.labels.get("model", ""), model.adjusted(inner, inner, -inner, -inner),
                                  label_px, True, floor_px=floor)
         figures = measure.fit(row.figures, QRectF(body.left() + w * 0.42, model.bottom(), w * 0.58, line), floor,
                               False, floor_px=floor)
+        inputs_right = max((t.rect.right() for t in tiles), default=inputs_box.right()) + 0.02 * w
         out.rows.append({"title": title, "tiles": tiles, "model": model, "model_text": model_text,
-                         "output": output, "figures": figures, "inputs_box": inputs_box})
+                         "output": output, "figures": figures, "inputs_box": inputs_box,
+                         "inputs_right": min(inputs_right, model.left() - 0.02 * w)})
     return out
+
+
+def _centre_on(tiles: list[TileBox], centre_y: float, body: QRectF) -> None:
+    """Move ``tiles`` (in place) so that their block is centred on ``centre_y``, staying inside ``body``."""
+    if not tiles:
+        return
+    block_top = min(t.rect.top() for t in tiles)
+    block_bottom = max(t.rect.bottom() for t in tiles)
+    dy = centre_y - (block_top + block_bottom) / 2
+    dy = max(body.top() - block_top, min(dy, body.bottom() - block_bottom))
+    for tile in tiles:
+        tile.rect.translate(0, dy)
+        for part in tile.parts:
+            part.rect.translate(0, dy)
+            part.text.rect.translate(0, dy)
+            if part.sub is not None:
+                part.sub.rect.translate(0, dy)
 
 
 def layout(measure: TextMeasure, state: DecodeStepperState, width: float, height: float, floor: int) -> Layout:

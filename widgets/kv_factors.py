@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.kv_factors_state import KvFactorsState, bar_share
 from widgets.kv_labels import StaticLayer
 from widgets.state_widget import StateWidget
 from widgets.text_fit import LabelPlacer, TextMeasure
-from widgets.theme import Theme
+from widgets.theme import Theme, pattern_brush
 
 TILES_SHARE = 0.40           # of the height: title and tiles (all of it before the comparison appears)
 ROW_PATTERNS = {
@@ -42,6 +42,7 @@ class KvFactors(StateWidget):
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)   # patterns scale (pattern_brush)
         state = self.state
         if state is None or not state.factors:
             painter.fillRect(self.rect(), self.theme.color("background"))
@@ -81,7 +82,7 @@ class KvFactors(StateWidget):
         op_width = min(op_width, row.width() * 0.06)
         result_units = 3.0
         tile_width = (row.width() - count * op_width) / (count + result_units)
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         x = row.left()
         value_h, name_h = 0.55 * row.height(), 0.45 * row.height()
         for n, factor in enumerate(state.factors):
@@ -124,7 +125,7 @@ class KvFactors(StateWidget):
         value_w = 0.16 * area.width()
         bar_left = area.left() + name_w
         bar_full = area.width() - name_w - value_w
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         px = placer.px(0.42, row_h) if row_h < 0.1 * self.height() else placer.px(0.042, self.height())
         for n, row in enumerate(rows):
             y = top + n * row_h
@@ -139,7 +140,8 @@ class KvFactors(StateWidget):
             tint = QColor(colour)
             tint.setAlpha(40)
             painter.fillRect(bar, tint)
-            painter.fillRect(bar, QBrush(colour, ROW_PATTERNS.get(row.key, Qt.BrushStyle.SolidPattern)))
+            pattern = ROW_PATTERNS.get(row.key, Qt.BrushStyle.SolidPattern)
+            painter.fillRect(bar, pattern_brush(colour, pattern, self.theme))
             painter.setPen(QPen(colour, 2 * lw if row.current else lw))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(bar)

@@ -15,14 +15,14 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
 from widgets.kv_growth_plot_state import KvGrowthState, overflows, static_part, x_range, y_range
 from widgets.kv_labels import StaticLayer
 from widgets.state_widget import StateWidget
 from widgets.text_fit import LabelPlacer, TextMeasure
-from widgets.theme import Theme
+from widgets.theme import Theme, pattern_brush
 
 LEFT, RIGHT, V_CENTRE = Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignRight, Qt.AlignmentFlag.AlignVCenter
 TOP, BOTTOM = Qt.AlignmentFlag.AlignTop, Qt.AlignmentFlag.AlignBottom
@@ -66,6 +66,7 @@ class KvGrowthPlot(StateWidget):
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)   # patterns scale (pattern_brush)
         state = self.state
         if state is None or len(state.curve) < 2 or (sizes := self._lay_out(state)) is None:
             painter.fillRect(self.rect(), self.theme.color("background"))
@@ -78,7 +79,7 @@ class KvGrowthPlot(StateWidget):
                                                 lambda p, pl: self._paint_static(p, pl, state, sizes))
         painter.drawPixmap(0, 0, pixmap)
         plot = self.plot_rect
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         dot = max(4.0, 2.5 * lw)
         current = self.to_pixels(max(state.context_tokens, state.curve[0][0]), max(state.context_bytes,
                                                                                     state.curve[0][1]))
@@ -103,7 +104,7 @@ class KvGrowthPlot(StateWidget):
 
     def _readout_box(self, line: float) -> QRectF:
         plot = self.plot_rect
-        return QRectF(plot.left() + 3 * self.theme.line_width, plot.top() + 2, plot.width() * 0.6, line)
+        return QRectF(plot.left() + 3 * self.theme.scaled_line_width, plot.top() + 2, plot.width() * 0.6, line)
 
     def _paint_static(self, painter: QPainter, placer: LabelPlacer, state: KvGrowthState, sizes) -> None:
         px, tick_px, line, tick_line, margin = sizes
@@ -111,7 +112,7 @@ class KvGrowthPlot(StateWidget):
         w, h = float(self.width()), float(self.height())
         painter.fillRect(self.rect(), self.theme.color("background"))
         plot = self.plot_rect
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         muted = self.theme.color("muted")
         painter.setPen(QPen(muted, lw))
         painter.drawLine(plot.bottomLeft(), plot.bottomRight())
@@ -127,7 +128,7 @@ class KvGrowthPlot(StateWidget):
             painter.fillRect(region, tint)
             hatch = QColor(colour)
             hatch.setAlpha(90)
-            painter.fillRect(region, QBrush(hatch, OVERFLOW_PATTERN))
+            painter.fillRect(region, pattern_brush(hatch, OVERFLOW_PATTERN, self.theme))
             painter.setPen(QPen(colour, lw, Qt.PenStyle.SolidLine))
             painter.drawLine(QPointF(limit_x, plot.top()), QPointF(limit_x, plot.bottom()))
         # The curve: solid where it fits, dashed beyond.
@@ -224,7 +225,7 @@ class KvGrowthPlot(StateWidget):
         """``text`` beside the point ``at``: above left, below right, above right, below left; else left out."""
         if not text:
             return
-        gap = 2.5 * self.theme.line_width + 6
+        gap = 2.5 * self.theme.scaled_line_width + 6
         width = max(plot.width() * 0.5, 1.0)
         height = 2 * line
         candidates = (

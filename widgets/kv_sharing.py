@@ -9,13 +9,13 @@ so. The scenario's own GPU count is outlined and marked.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.kv_sharing_state import MAX_BLOCKS, drawn_blocks, longest_row
 from widgets.state_widget import StateWidget
 from widgets.text_fit import LabelPlacer, TextMeasure
-from widgets.theme import Theme
+from widgets.theme import Theme, pattern_brush
 
 LEFT, V_CENTRE = Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignVCenter
 
@@ -29,6 +29,7 @@ class KvSharing(StateWidget):
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)   # patterns scale (pattern_brush)
         painter.fillRect(self.rect(), self.theme.color("background"))
         state = self.state
         if state is None or not state.rows:
@@ -50,7 +51,7 @@ class KvSharing(StateWidget):
         bar_left = margin + name_w
         bar_full = max(1.0, w - margin - bar_left - value_w)
         most = max(1, longest_row(state))
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         for n, row in enumerate(rows):
             y = top + n * row_h
             band = QRectF(margin / 2, y + 0.05 * row_h, w - margin, 0.9 * row_h)
@@ -63,7 +64,7 @@ class KvSharing(StateWidget):
                 bar.setWidth(bar_full * 0.25)
                 colour = self.theme.color("warning")
                 painter.setPen(QPen(colour, lw))
-                painter.setBrush(QBrush(colour, Qt.BrushStyle.BDiagPattern))
+                painter.setBrush(pattern_brush(colour, Qt.BrushStyle.BDiagPattern, self.theme))
                 painter.drawRect(bar)
             else:
                 self._paint_blocks(painter, bar, bar_full * drawn_blocks(state, row) / most,
@@ -87,7 +88,7 @@ class KvSharing(StateWidget):
         colour = self.theme.color("memory")
         tint = QColor(colour)
         tint.setAlpha(70)
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         if width <= 0:
             return
         if blocks > MAX_BLOCKS or block_w < 2.5 * lw:

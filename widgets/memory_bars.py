@@ -23,7 +23,7 @@ from widgets.memory_bars_state import (
 )
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, TextMeasure
-from widgets.theme import Theme
+from widgets.theme import Theme, pattern_brush
 from widgets.transition import TRANSITION_SECONDS, Transition
 
 # Each kind: (colour role, fill alpha, pattern over the fill).
@@ -121,7 +121,7 @@ class MemoryBars(StateWidget):
     def _brush(self, kind: str) -> tuple[QBrush, QBrush]:
         role, alpha, pattern = PATTERNS[kind]
         color = self._theme.color(role)
-        return QBrush(_alpha(color, alpha)), QBrush(color, pattern)
+        return QBrush(_alpha(color, alpha)), pattern_brush(color, pattern, self._theme)
 
     def _fill(self, painter: QPainter, kind: str, rect: QRectF) -> None:
         fill, pattern = self._brush(kind)
@@ -132,13 +132,14 @@ class MemoryBars(StateWidget):
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)   # patterns scale (pattern_brush)
         painter.fillRect(self.rect(), self._theme.color("background"))
         self._drawn = []
         placed = self.placed()
         if placed is None:
             return
         theme = self._theme
-        line_w = theme.line_width
+        line_w = theme.scaled_line_width
         outline = QPen(theme.color("text"), line_w)
         for _bar, kind, rect in placed.segments:
             if rect.height() > 0:
@@ -173,9 +174,9 @@ class MemoryBars(StateWidget):
             painter.setPen(outline)                     # the card: an outline up to its capacity
             painter.drawRect(QRectF(left, y, frame.bar_width, frame.plot.bottom() - y))
             if not placed.overflow[i].isEmpty():
-                painter.setPen(QPen(theme.color("warning"), theme.line_width * 1.5))
+                painter.setPen(QPen(theme.color("warning"), theme.scaled_line_width * 1.5))
                 painter.drawRect(placed.overflow[i])
-            cap = QPen(theme.color("warning") if bar_top < y else theme.color("text"), theme.line_width * 1.5,
+            cap = QPen(theme.color("warning") if bar_top < y else theme.color("text"), theme.scaled_line_width * 1.5,
                        Qt.PenStyle.DashLine)
             painter.setPen(cap)
             painter.drawLine(int(x0), int(y), int(x1), int(y))
@@ -184,7 +185,7 @@ class MemoryBars(StateWidget):
         frame = self._frame
         if "link" not in placed.texts or len(frame.bar_lefts) < 2:
             return
-        pen = QPen(self._theme.color("accent"), self._theme.line_width * 2)
+        pen = QPen(self._theme.color("accent"), self._theme.scaled_line_width * 2)
         painter.setPen(pen)
         y = frame.plot.bottom() - frame.plot.height() * 0.12
         for i in range(len(frame.bar_lefts) - 1):
@@ -192,19 +193,20 @@ class MemoryBars(StateWidget):
             x1 = frame.bar_lefts[i + 1]
             if x1 - x0 >= 4:
                 painter.drawLine(int(x0), int(y), int(x1), int(y))
-                painter.drawLine(int(x0), int(y - 4), int(x0), int(y + 4))
-                painter.drawLine(int(x1), int(y - 4), int(x1), int(y + 4))
+                tick = 4 * self._theme.size_scale
+                painter.drawLine(int(x0), int(y - tick), int(x0), int(y + tick))
+                painter.drawLine(int(x1), int(y - tick), int(x1), int(y + tick))
 
     def _paint_texts(self, painter: QPainter, placed: Placed) -> None:
         theme = self._theme
         for key, (kind, rect) in placed.swatches.items():
             if kind == "link":
-                painter.setPen(QPen(theme.color("accent"), theme.line_width * 2))
+                painter.setPen(QPen(theme.color("accent"), theme.scaled_line_width * 2))
                 painter.drawLine(int(rect.left()), int(rect.center().y()), int(rect.right()), int(rect.center().y()))
                 continue
             painter.fillRect(rect, theme.color("background"))
             self._fill(painter, kind, rect)
-            painter.setPen(QPen(theme.color("warning" if kind == "over" else "text"), 1.0))
+            painter.setPen(QPen(theme.color("warning" if kind == "over" else "text"), theme.size_scale))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect)
         for key, fitted in placed.texts.items():

@@ -23,6 +23,7 @@ from widgets.memory_bars_state import (
     used_bytes,
 )
 from widgets.text_fit import FittedText, TextMeasure
+from widgets.theme import REFERENCE_FLOOR_PX
 
 LABEL_SCALE = 1.2          # annotation text, times the floor
 TITLE_SCALE = 1.4          # title, times the floor
@@ -30,10 +31,12 @@ OVER_SCALE = 1.3           # the overflow label: the scene's headline number
 MARGIN_PX = 8.0
 GAP_PX = 10.0              # between texts, and between a label and what it names
 SWATCH_SHARE = 0.8         # a swatch's side, of the label's line height
+SWATCH_TEXT_GAP_SHARE = 0.35  # between a swatch and its text, of the swatch's side (never touching at 4K)
 BAR_GAP_SHARE = 0.3        # the gap between bars, of the pitch
 MAX_BAR_WIDTH_SHARE = 0.18  # one bar is never wider than this share of the widget
 LEADER_PX = 16.0           # room for the line from a segment to its label
 MIN_BAR_WIDTH_PX = 6.0
+COLUMN_MAX_SHARE = 0.6    # the annotation column takes at most this share of the width (the bar keeps the rest)
 MIN_SEQUENCE_PX = 3.0      # a sequence's band of the KV segment is drawn only when at least this tall
 _NUMBER = re.compile(r"\d[\d,.]*")
 # engine.units writes three significant digits: no number it formats is wider than this one.
@@ -128,9 +131,17 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
     if state.aligned_rows:                      # two footer lines, whatever this footer needs
         bottom = min(bottom, inner.bottom() - 2 * line - GAP_PX)
 
-    # Columns: capacity label | bars | annotation column, centred as a group.
+    # Columns: capacity label | bars | annotation column, centred as a group. A label keeps ``label_gap``
+    # from the line it names, more on a large screen (the floor grows with it): it never seems to touch it.
+    label_gap = GAP_PX * max(1.0, floor / REFERENCE_FLOOR_PX)
     capacity_text = template(bars[0].capacity_label) if bars else ""
-    left_w = measure.width(capacity_text, label_px, False) + GAP_PX if capacity_text else 0.0
+    left_w = measure.width(capacity_text, label_px, False) + label_gap if capacity_text else 0.0
+    # A narrow widget (a window's side strip): the capacity label goes above the bar, in a row of its own,
+    # and the annotation column may take all but a thin bar, so the labels stay at the floor, not dropped.
+    narrow = len(bars) == 1 and measure.width(capacity_text, floor, False) + GAP_PX > 0.25 * inner.width()
+    if narrow:
+        left_w = 0.0
+        top += line
     left_w = min(left_w, 0.25 * inner.width())
     swatch = SWATCH_SHARE * line
     column_w = 0.0
@@ -138,7 +149,9 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
         for _key, text, bold in _annotation_texts(bars[-1]):
             px = over_px if bold else label_px
             column_w = max(column_w, measure.width(template(text), px, bold))
-    column_w = min(column_w + swatch + GAP_PX + LEADER_PX, 0.5 * inner.width()) if column_w else 0.0
+    column_w += swatch + max(GAP_PX / 2, SWATCH_TEXT_GAP_SHARE * swatch) + GAP_PX / 2 + LEADER_PX if column_w else 0.0
+    column_w = min(column_w, max(COLUMN_MAX_SHARE * inner.width(), inner.width() - 2 * floor) if narrow
+                   else COLUMN_MAX_SHARE * inner.width())
     bars_w = max(n * MIN_BAR_WIDTH_PX, inner.width() - left_w - column_w)
     pitch = bars_w / n
     name_w = max((measure.width(bar.name, floor, False) for bar in bars), default=0.0)
@@ -155,16 +168,17 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
     link_swatch = None
     if len(bars) > 1 and state.link_label:
         swatch_w = 2.5 * swatch
-        box = QRectF(inner.left() + swatch_w + GAP_PX, rows_bottom - 2 * line, inner.width() - swatch_w - GAP_PX,
+        box = QRectF(inner.left() + swatch_w + label_gap, rows_bottom - 2 * line,
+                     inner.width() - swatch_w - label_gap,
                      2 * line)
         link = measure.fit(state.link_label, box, label_px, False, CENTRE | Qt.AlignmentFlag.AlignBottom,
                            floor_px=floor)
         if link is not None:
             group_centre = (bar_lefts[0] + bar_lefts[-1] + bar_w) / 2
-            link.rect.moveLeft(min(max(inner.left() + swatch_w + GAP_PX, group_centre - link.rect.width() / 2
-                                       + (swatch_w + GAP_PX) / 2), inner.right() - link.rect.width()))
+            link.rect.moveLeft(min(max(inner.left() + swatch_w + label_gap, group_centre - link.rect.width() / 2
+                                       + (swatch_w + label_gap) / 2), inner.right() - link.rect.width()))
             texts["link"] = link
-            link_swatch = QRectF(link.rect.left() - GAP_PX - swatch_w, link.rect.center().y() - swatch / 2,
+            link_swatch = QRectF(link.rect.left() - label_gap - swatch_w, link.rect.center().y() - swatch / 2,
                                  swatch_w, swatch)
             rows_bottom = link.rect.top() - GAP_PX / 2
     if state.aligned_rows:                      # a link row, linked or not
@@ -179,11 +193,15 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
     names_h = 0.0
     for i, bar in enumerate(bars):
         box = QRectF(bar_lefts[i] - gap / 2, rows_bottom - 2 * line, bar_w + gap, 2 * line)
+        centre_x = None
+        if n == 1:      # one bar ("each of 2 GPUs"): its name may use the whole width, centred under the bar
+            box = QRectF(inner.left(), rows_bottom - 2 * line, inner.width(), 2 * line)
+            centre_x = bar_lefts[i] + bar_w / 2
         one_line = QRectF(box.left(), box.top(), box.width(), line)
         top_centre = CENTRE | Qt.AlignmentFlag.AlignTop
-        name = measure.fit(bar.name, one_line, label_px, False, top_centre, floor_px=floor) \
+        name = measure.fit(bar.name, one_line, label_px, False, top_centre, floor_px=floor, centre_x=centre_x) \
             or measure.fit(bar.short_name, one_line, label_px, False, top_centre, floor_px=floor) \
-            or measure.fit(bar.name, box, label_px, False, top_centre, floor_px=floor)
+            or measure.fit(bar.name, box, label_px, False, top_centre, floor_px=floor, centre_x=centre_x)
         if name is not None:
             texts[f"name.{i}"] = name
             names_h = max(names_h, name.rect.height())
@@ -197,7 +215,7 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
     # The column may reach half a line above the scale's top (a label centred on the top segment), never
     # below the bars' bottom, where the names and the link are.
     column = QRectF(plot.right() + LEADER_PX, plot.top() - line / 2, column_w - LEADER_PX, plot.height() + line / 2)
-    left_column = QRectF(bar_lefts[0] - left_w, plot.top(), max(0.0, left_w - GAP_PX), plot.height())
+    left_column = QRectF(bar_lefts[0] - left_w, plot.top(), max(0.0, left_w - label_gap), plot.height())
     return FrameLayout(width, height, label_px, over_px, floor, plot, bar_lefts, bar_w, column, left_column,
                        texts, link_swatch)
 
@@ -266,10 +284,17 @@ def place(measure: TextMeasure, frame: FrameLayout, state: MemoryBarsState) -> P
 
 
 def _place_capacity(measure: TextMeasure, frame: FrameLayout, bars, placed: Placed) -> None:
-    if not bars or not bars[0].capacity_label or frame.left_column.width() <= 0:
+    if not bars or not bars[0].capacity_label:
         return
     cap_y = placed.capacity_lines[0][0]
     line = measure.line_height(frame.label_px, False)
+    if frame.left_column.width() <= 0:          # a narrow widget: above the capacity line, ending at the column
+        box = QRectF(MARGIN_PX, cap_y - line - GAP_PX / 4, max(0.0, frame.column.left() - MARGIN_PX), line)
+        fitted = measure.fit(bars[0].capacity_label, box, frame.label_px, False, RIGHT, floor_px=frame.floor_px)
+        if fitted is not None:
+            placed.texts["capacity"] = fitted
+            placed.roles["capacity"] = "text"
+        return
     box = QRectF(frame.left_column.left(), cap_y - line, frame.left_column.width(), 2 * line)
     fitted = measure.fit(bars[0].capacity_label, box, frame.label_px, False, RIGHT, floor_px=frame.floor_px)
     if fitted is not None:
@@ -289,7 +314,7 @@ def _place_column(measure: TextMeasure, frame: FrameLayout, bar: GpuBar, wanted_
         return
     line = measure.line_height(frame.label_px, False)
     swatch_side = SWATCH_SHARE * line
-    text_box_left = column.left() + swatch_side + GAP_PX / 2
+    text_box_left = column.left() + swatch_side + max(GAP_PX / 2, SWATCH_TEXT_GAP_SHARE * swatch_side)
     candidates = []
     for key, text, bold in _annotation_texts(bar):
         if key == "over" and placed.overflow[-1].isEmpty() or key == "free" and placed.free[-1].isEmpty():

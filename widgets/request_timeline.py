@@ -107,13 +107,13 @@ class RequestTimeline(StateWidget):
             "prefill_bound": (QRectF(left, bound_row.top(), prefill_end - left, row), Qt.AlignmentFlag.AlignLeft),
             "decode_bound": (QRectF(prefill_end, bound_row.top(), left + width - prefill_end, row),
                              Qt.AlignmentFlag.AlignLeft),
-            "strip": (QRectF(prefill_end, zoom_strip.top(), left + width - prefill_end, zoom_strip.height()
-                             ).adjusted(6, 3, -6, -3), Qt.AlignmentFlag.AlignRight),
+            # under the whole bar's strip, between the axis' ends: it names the thin track just above it
+            "strip": (axis_row, Qt.AlignmentFlag.AlignCenter),
         }
         texts = dict(s.labels)
         if len(layout.main_blocks) > 1 and layout.main_blocks[1].tokens > 1:
             texts["groups"] = s.group_text(layout.main_blocks[1].tokens)
-        if "decode" not in s.strip_phases:
+        if not s.strip_phases:
             texts.pop("strip", None)
         # Texts touch but never overlap; a row that falls below a too-short widget loses its labels.
         placer = LabelPlacer(self._measure, f, QRectF(0, 0, w, h), gap_px=0.0, max_px=None)
@@ -149,6 +149,7 @@ class RequestTimeline(StateWidget):
     # -- painting --------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)   # patterns scale (pattern_brush)
         painter.fillRect(self.rect(), self._theme.color("background"))
         layout = self.layout_now()
         self._drawn = []

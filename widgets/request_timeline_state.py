@@ -46,8 +46,8 @@ class TimelineState:
     ``prefill_block`` (inside the zoom's prefill block), ``decode_block`` (inside the whole bar's decode
     part), ``decode_step`` (over the zoom's decode steps), ``prefill_bound`` and ``decode_bound`` (under
     the zoom's utilisation strip, one per phase), ``start``/``end`` (the whole bar's time axis), ``zoom``
-    (the zoom's title), ``scale`` (the whole bar's title), ``strip`` (inside the zoom's decode strip: what the
-    strips measure). ``group_text(n)`` names the group size when
+    (the zoom's title), ``scale`` (the whole bar's title), ``strip`` (in the whole bar's axis row, under its
+    strip: what the strips measure). ``group_text(n)`` names the group size when
     decode steps are grouped; ``token_text(n)`` numbers the zoom's decode steps (token 1 comes out of prefill).
     """
     prefill_seconds: float
@@ -159,6 +159,7 @@ class Cell:
     text: str
     bar: float | None = None
     key: str = ""                 # what a test or a reader calls it ("decode.utilisation")
+    bar_role: str = "compute"     # the gauge's colour role: the colour of the phase it belongs to
 
 
 @dataclass(frozen=True)

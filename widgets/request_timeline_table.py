@@ -32,10 +32,15 @@ FIGURE_TEMPLATE = "88.8%"    # as wide as a large figure usually is ("99%", "4,0
 BAR_PER_FLOOR = 0.28        # the gauge under a cell's text (full width = 100%), in text floors (5 px at 768)
 
 
+def _gauge_foot_px(theme: Theme) -> int:
+    """Room under a cell's gauge: clear of the highlight frame's line (drawn inside the row) and the divider."""
+    return max(4, math.ceil(2 * theme.scaled_line_width) + 2)
+
+
 @dataclass
 class TableLayout:
     texts: list[tuple[str, FittedText, bool]] = field(default_factory=list)   # (key, fitted, in the figure)
-    bars: list[tuple[QRectF, float]] = field(default_factory=list)
+    bars: list[tuple[QRectF, float, str]] = field(default_factory=list)   # (track, share, colour role)
     rows: list[QRectF] = field(default_factory=list)                       # each drawn row, header first
     highlight: QRectF | None = None
 
@@ -69,13 +74,14 @@ class RequestTable(StateWidget):
         foot_h = self._measure.line_height(f, False) if s.footnote else 0.0
         gauged = [any(c.bar is not None for c in row) for row in s.rows]     # rows with a gauge are taller
         bar_px = max(4, round(f * BAR_PER_FLOOR))
+        foot = _gauge_foot_px(self._theme)       # the gauge keeps clear of the row's divider and frame
 
         def gauged_row(row: int) -> bool:
             return row >= 0 and gauged[row]
 
         def heights(px: int) -> list[float]:
             text_h = self._measure.line_height(px, True) + 2
-            return [text_h] + [text_h + (bar_px + 2 if g else 0) for g in gauged]
+            return [text_h] + [text_h + (bar_px + foot if g else 0) for g in gauged]
 
         for px in (round(f * LABEL_PX_FACTOR), f):       # the larger size only if every column fits at it
             columns = self._column_widths(px, table_w if px == f else math.inf)
@@ -105,11 +111,11 @@ class RequestTable(StateWidget):
                 rect = QRectF(lefts[column], top, columns[column], row_h)
                 if cell.bar is not None and row >= 0:      # a thin gauge along the cell's foot, under its text
                     share = max(0.0, min(1.0, cell.bar))
-                    track = QRectF(rect.left() + CELL_PAD_PX, rect.bottom() - bar_px - 2,
+                    track = QRectF(rect.left() + CELL_PAD_PX, rect.bottom() - bar_px - foot,
                                    rect.width() - 2 * CELL_PAD_PX, bar_px)
-                    layout.bars.append((track, share))
+                    layout.bars.append((track, share, cell.bar_role))
                 align = Qt.AlignmentFlag.AlignLeft if column == 0 else Qt.AlignmentFlag.AlignHCenter
-                text_box = rect.adjusted(CELL_PAD_PX, 0, -CELL_PAD_PX, -(bar_px + 2 if gauged_row(row) else 0))
+                text_box = rect.adjusted(CELL_PAD_PX, 0, -CELL_PAD_PX, -(bar_px + foot if gauged_row(row) else 0))
                 fitted = self._measure.fit(cell.text, text_box, px, row < 0 or row == s.highlight_row,
                                            align | Qt.AlignmentFlag.AlignVCenter, floor_px=f)
                 if fitted is not None:
@@ -182,16 +188,16 @@ class RequestTable(StateWidget):
             return
         if layout.highlight is not None:
             painter.fillRect(layout.highlight, theme.color("surface"))
-            painter.setPen(QPen(theme.color("accent"), max(1.0, theme.line_width)))
+            painter.setPen(QPen(theme.color("accent"), max(1.0, theme.scaled_line_width)))
             painter.drawRect(layout.highlight.adjusted(1, 1, -1, -1))
-        painter.setPen(QPen(theme.color("muted"), 1.0))
+        painter.setPen(QPen(theme.color("muted"), theme.size_scale))
         for n, row in enumerate(layout.rows[1:], start=1):
             painter.drawLine(row.topLeft(), row.topRight())
         painter.setPen(Qt.PenStyle.NoPen)
-        bar_colour = theme.color("compute")
-        for track, share in layout.bars:
+        for track, share, bar_role in layout.bars:
+            bar_colour = theme.color(bar_role)
             painter.fillRect(track, theme.color("surface"))
-            painter.setPen(QPen(theme.color("muted"), 1.0))
+            painter.setPen(QPen(theme.color("muted"), theme.size_scale))
             painter.drawRect(track)
             painter.fillRect(QRectF(track.left(), track.top(), max(1.0, track.width() * share), track.height()),
                              bar_colour)

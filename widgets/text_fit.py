@@ -3,8 +3,11 @@
 Everything is measured with ``QFontMetricsF`` on pixel-sized fonts and painted
 line by line exactly as measured (no Qt word wrap at paint time), so the
 rectangle a fit reports is the rectangle the text covers. Two-line splits
-break at spaces, or between Chinese characters, never before closing
-punctuation or an operator, never after an opening bracket.
+break after punctuation, at spaces, or (last) between Chinese characters, never
+before closing punctuation or an operator, never after an opening bracket,
+never between a number and its unit or measure word ("2 MB", "1 个 token").
+A break inside a Chinese run may cut a word in two ("对 / 话"): it is taken only
+where no break after punctuation or at a space is within ``WORD_BREAK_PREFERENCE``.
 
 ``RememberedFits`` is a ``TextMeasure`` that remembers its fits (for a picture
 redrawn on every step of a dragged control); ``LabelPlacer`` places the texts
@@ -14,6 +17,7 @@ never overlapping another, never leaving the widget.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
@@ -30,6 +34,14 @@ ROUNDING_PX = 0.01
 SHRINK_STEP = 0.9
 # A two-line split at a space is preferred to one between Chinese characters up to this much wider.
 SPACE_BREAK_PREFERENCE = 1.3
+# A split after punctuation ("，" "：") or at a space is preferred to one inside a Chinese run (which may cut a
+# word: "对 / 话") up to this much wider; a split after punctuation to one at a space, up to the second factor.
+WORD_BREAK_PREFERENCE = 1.6
+PUNCTUATION_BREAK_PREFERENCE = 1.5
+# A line may end after these: the natural places to break a label in two.
+_BREAK_AFTER = set("，、：；。！？,;:!?")
+# Tiers of a break, best first.
+_AFTER_PUNCTUATION, _AT_SPACE, _IN_CJK_RUN = 0, 1, 2
 # A line never starts with these (a space before them is not a break either).
 _NO_BREAK_BEFORE = set("）)」』】，,。.、：:；;！!？?…%×·=÷+-/")
 # A line never ends with these.
@@ -109,15 +121,20 @@ class TextMeasure:
         """The two-line split whose wider line is narrowest, and that width; None when it cannot break."""
         key = (text, px, bold)
         if key not in self._splits:
-            best: dict[bool, tuple[tuple[str, str], float]] = {}
-            for first, second, at_space in _break_points(text):
+            best: dict[int, tuple[tuple[str, str], float]] = {}
+            for first, second, tier in _break_points(text):
                 wide = max(self.width(first, px, bold), self.width(second, px, bold))
-                if at_space not in best or wide < best[at_space][1]:
-                    best[at_space] = ((first, second), wide)
-            # A break between words reads better than one inside a Chinese word: taken unless much wider.
-            chosen = best.get(True)
-            if False in best and (chosen is None or chosen[1] > SPACE_BREAK_PREFERENCE * best[False][1]):
-                chosen = best[False]
+                if tier not in best or wide < best[tier][1]:
+                    best[tier] = ((first, second), wide)
+            # After punctuation reads best, then at a space; inside a Chinese run (a word may be cut) last.
+            chosen = best.get(_AFTER_PUNCTUATION)
+            space = best.get(_AT_SPACE)
+            if space is not None and (chosen is None or chosen[1] > PUNCTUATION_BREAK_PREFERENCE * space[1]):
+                chosen = space
+            in_run = best.get(_IN_CJK_RUN)
+            limit = SPACE_BREAK_PREFERENCE if chosen is space else WORD_BREAK_PREFERENCE
+            if in_run is not None and (chosen is None or chosen[1] > limit * in_run[1]):
+                chosen = in_run
             self._splits[key] = chosen
         return self._splits[key]
 
@@ -231,7 +248,8 @@ class LabelPlacer:
         return self._inside.contains(rect) and self.clear(rect)
 
     def fit(self, text: str, box: QRectF, px_max: float, bold: bool = False,
-            align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignCenter, one_line: bool = False) -> FittedText | None:
+            align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignCenter, one_line: bool = False,
+            centre_x: float | None = None) -> FittedText | None:
         """``text`` fitted into ``box`` at or above the floor, or None (nothing is placed).
 
         ``one_line``: start at the size at which one line fills the width (a text that changes every frame,
@@ -243,14 +261,14 @@ class LabelPlacer:
             wide = self.measure.width(text, px, bold)
             if wide > box.width():
                 px = max(self.floor_px, int(px * box.width() / wide))
-        return self.measure.fit(text, box, px, bold, align, floor_px=self.floor_px)
+        return self.measure.fit(text, box, px, bold, align, floor_px=self.floor_px, centre_x=centre_x)
 
     def place(self, key: str, text: str, box: QRectF, px_max: float, bold: bool = False,
               align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignCenter, role: str = "text",
-              backdrop: bool = False, one_line: bool = False) -> FittedText | None:
+              backdrop: bool = False, one_line: bool = False, centre_x: float | None = None) -> FittedText | None:
         """Fit ``text`` into ``box`` and keep it, unless it does not fit or would cover what is already placed.
         ``backdrop``: painted on a patch of the surface colour (a text over a pattern)."""
-        fitted = self.fit(text, box, px_max, bold, align, one_line)
+        fitted = self.fit(text, box, px_max, bold, align, one_line, centre_x)
         if fitted is None or not self.free(fitted.rect):
             return None
         self.placed.append((key, text, fitted, role, backdrop))
@@ -260,8 +278,9 @@ class LabelPlacer:
     def drawn_texts(self) -> list[DrawnText]:
         return [DrawnText(key, text, float(fitted.px), QRectF(fitted.rect)) for key, text, fitted, _, _ in self.placed]
 
-    def paint(self, painter: QPainter, theme: Theme) -> None:
-        for _, _, fitted, role, backdrop in self.placed[self._painted:]:
+    def paint(self, painter: QPainter, theme: Theme, from_start: bool = False) -> None:
+        """Paint what was placed since the last paint; ``from_start``: all of it (a layout kept between paints)."""
+        for _, _, fitted, role, backdrop in self.placed[0 if from_start else self._painted:]:
             if backdrop:
                 painter.fillRect(fitted.rect.adjusted(-self.gap_px, 0, self.gap_px, 0), theme.color("surface"))
             painter.setPen(theme.color(role))
@@ -288,8 +307,13 @@ def _aligned(box: QRectF, width: float, height: float, align: Qt.AlignmentFlag) 
     return QRectF(x, y, width, height)
 
 
+# A number and the measure word after it ("1 个", "32,768 段"): a line never ends there (its noun follows).
+_NUMBER_AND_MEASURE = re.compile(r"\d\s?[\u4e00-\u9fff]$")
+
+
 def _break_points(text: str):
-    """Every (first line, second line, at a space) split allowed in ``text``."""
+    """Every (first line, second line, tier) split allowed in ``text``; tier: ``_AFTER_PUNCTUATION``,
+    ``_AT_SPACE`` or ``_IN_CJK_RUN``."""
     for i in range(1, len(text)):
         before, after = text[i - 1], text[i]
         if after == " ":
@@ -297,8 +321,9 @@ def _break_points(text: str):
         if before == " ":
             first, second = text[:i - 1].rstrip(), text[i:]
             if first and second and second[0] not in _NO_BREAK_BEFORE and first[-1] not in _NO_BREAK_AFTER \
-                    and not first[-1].isdigit():          # a number stays with its unit ("2 MB")
-                yield first, second, True
+                    and not first[-1].isdigit() \
+                    and not _NUMBER_AND_MEASURE.search(first):  # a number stays with its unit ("2 MB", "1 个 token")
+                yield first, second, _AFTER_PUNCTUATION if first[-1] in _BREAK_AFTER else _AT_SPACE
         elif (_is_cjk(before) or _is_cjk(after)) and after not in _NO_BREAK_BEFORE \
-                and before not in _NO_BREAK_AFTER:
-            yield text[:i], text[i:], False
+                and before not in _NO_BREAK_AFTER and not _NUMBER_AND_MEASURE.search(text[:i]):
+            yield text[:i], text[i:], _AFTER_PUNCTUATION if before in _BREAK_AFTER else _IN_CJK_RUN

@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from PySide6.QtGui import QColor
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QTransform
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,30 @@ class Theme:
     def floor_px(self) -> int:
         """``text_floor_px`` as a whole font size (at least 1 px): the size widgets fit their labels down to."""
         return max(1, int(round(self.text_floor_px)))
+
+    @property
+    def size_scale(self) -> float:
+        """How much larger lines, arrow heads and pattern spacing are drawn than at 1024 x 768 (a floor of
+        18 px): ``floor_px / 18``, at least 1, so that a 4K picture is not drawn in hairlines."""
+        return max(1.0, self.floor_px / REFERENCE_FLOOR_PX)
+
+    @property
+    def scaled_line_width(self) -> float:
+        """``line_width`` times ``size_scale``: the pen width a widget draws with on this screen."""
+        return self.line_width * self.size_scale
+
+
+# The text floor at 1024 x 768, where line widths and patterns are drawn at their stated size.
+REFERENCE_FLOOR_PX = 18
+
+
+def pattern_brush(color: QColor, style: Qt.BrushStyle, theme: Theme) -> QBrush:
+    """A brush of Qt's ``style`` (hatch, dots) whose pattern is spaced by ``theme.size_scale``: Qt's patterns are
+    8 px bitmaps, which on a 4K screen blur into a flat tint."""
+    brush = QBrush(color, style)
+    if theme.size_scale > 1.0:
+        brush.setTransform(QTransform.fromScale(theme.size_scale, theme.size_scale))
+    return brush
 
 
 THEMES: dict[str, Theme] = {

@@ -10,10 +10,10 @@ phase by the timeline, so colour never carries the meaning alone.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen
 
 from widgets.request_timeline_state import strip_height_px
-from widgets.theme import Theme
+from widgets.theme import Theme, pattern_brush
 
 MIN_VISIBLE_PX = 1.0
 DIMMED_ALPHA = 0.35
@@ -36,7 +36,7 @@ def paint_strip(painter: QPainter, theme: Theme, rect: QRectF, phase: str, utili
     """One phase's band in ``rect``: an outline for 100% of peak and a fill up to ``utilisation``."""
     colour = dimmed(phase_colour(theme, phase), dim)
     painter.save()
-    painter.setPen(QPen(dimmed(theme.color("muted"), dim), max(1.0, theme.line_width / 2)))
+    painter.setPen(QPen(dimmed(theme.color("muted"), dim), max(1.0, theme.scaled_line_width / 2)))
     painter.setBrush(Qt.BrushStyle.NoBrush)
     painter.drawRect(rect)
     filled = max(MIN_VISIBLE_PX, strip_height_px(utilisation, rect.height()))
@@ -45,6 +45,6 @@ def paint_strip(painter: QPainter, theme: Theme, rect: QRectF, phase: str, utili
     painter.setBrush(colour)
     painter.drawRect(fill)
     if not compute_bound:                 # waiting on memory: a hatch over the fill (a pattern, not colour alone)
-        painter.setBrush(QBrush(theme.color("surface"), Qt.BrushStyle.BDiagPattern))
+        painter.setBrush(pattern_brush(theme.color("surface"), Qt.BrushStyle.BDiagPattern, theme))
         painter.drawRect(fill.adjusted(0, 0, 0, -MIN_VISIBLE_PX))
     painter.restore()

@@ -16,13 +16,13 @@ strips and curves: well inside the frame budget at 1920x1080.
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
 from widgets.kv_labels import StaticLayer
 from widgets.state_widget import StateWidget
 from widgets.text_fit import LabelPlacer, TextMeasure
-from widgets.theme import Theme
+from widgets.theme import Theme, pattern_brush
 from widgets.work_counter_state import WorkCounterState, shown_tokens
 
 HEADER_SHARE = 0.42          # of the height: the two counter boxes
@@ -69,7 +69,7 @@ class WorkCounter(StateWidget):
         boxes["plot"] = QRectF(area.left() + 0.5 * line, area.top() + 1.3 * line, area.width() - line,
                                area.height() - 2.6 * line)
         plot = boxes["plot"]
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         boxes["ratio"] = QRectF(plot.left() + 2 * lw, plot.top(), plot.width() * 0.55, 1.6 * line)
         boxes["naive_line"] = QRectF(plot.left() + 2 * lw, plot.top() + 1.8 * line, plot.width() * 0.5, 2 * line)
         boxes["cached_line"] = QRectF(plot.left() + plot.width() * 0.3, plot.bottom() - 2.6 * line,
@@ -80,6 +80,7 @@ class WorkCounter(StateWidget):
     # -- painting -------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)   # patterns scale (pattern_brush)
         state = self.state
         if state is None or state.max_tokens <= 0:
             painter.fillRect(self.rect(), self.theme.color("background"))
@@ -121,7 +122,7 @@ class WorkCounter(StateWidget):
     def _paint_static(self, painter: QPainter, placer: LabelPlacer, boxes: dict[str, QRectF],
                       state: WorkCounterState) -> None:
         painter.fillRect(self.rect(), self.theme.color("background"))
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         labels = state.labels
         left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         for which in ("naive", "cached") if state.show_cached else ("naive",):
@@ -157,7 +158,7 @@ class WorkCounter(StateWidget):
         if strip.height() < 4:
             return
         n = shown_tokens(state)
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         painter.setPen(QPen(self.theme.color("muted"), max(1.0, lw / 2), Qt.PenStyle.DotLine))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(strip)
@@ -189,8 +190,8 @@ class WorkCounter(StateWidget):
         tint = QColor(colour)
         tint.setAlpha(50)
         painter.fillRect(rect, tint)
-        painter.fillRect(rect, QBrush(colour, pattern))
-        painter.setPen(QPen(colour, self.theme.line_width))
+        painter.fillRect(rect, pattern_brush(colour, pattern, self.theme))
+        painter.setPen(QPen(colour, self.theme.scaled_line_width))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(rect)
 
@@ -198,7 +199,7 @@ class WorkCounter(StateWidget):
         n = shown_tokens(state)
         if n <= 0 or plot.height() <= 0 or plot.width() <= 0:
             return
-        lw = self.theme.line_width
+        lw = self.theme.scaled_line_width
         top_value = state.naive_curve[-1] or 1.0
         step = max(1, state.max_tokens // CURVE_VERTICES)
         indices = list(range(0, n + 1, step))

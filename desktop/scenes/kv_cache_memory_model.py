@@ -94,6 +94,8 @@ def sharing_bar(result, text: Text) -> MemoryBarsState | None:
         return None
     sequences = max(0, result.max_sequences)
     kv = sequences * result.kv_bytes_per_gpu
-    label = text("label.bar_conversations", count=sequences, value=format_count(sequences), size=format_bytes(kv)) \
+    # Under tensor parallelism each card holds its part of every conversation's cache: the label says so.
+    key = "label.bar_conversations_share" if result.scenario.gpus > 1 else "label.bar_conversations"
+    label = text(key, count=sequences, value=format_count(sequences), size=format_bytes(kv)) \
         if sequences > 0 else ""
     return _bar(result, text, label, result.hbm_bytes_per_gpu * 1.05, kv_bytes_per_gpu=kv, kv_sequences=sequences)

@@ -35,6 +35,7 @@ import numpy as np
 from desktop.scenes.kv_cache_memory_model import sharing_state
 from desktop.what_if import ContextSweep, refused
 from engine import InputError
+from engine.memory import PREFILL_CHUNK_TOKENS
 from engine.kv_cache import (
     KvFactors, kv_factors, mha_factors, tokens_processed_with_cache, tokens_processed_without_cache,
     work_ratio_without_cache,
@@ -379,4 +380,7 @@ def caption_values(report, entries: Architectures, context: ContextSweep | objec
         "context": format_count(sharing_context),
         "sequences_text": text("label.conversations", count=sequences, value=format_count(sequences)),
         "table": table,
+        "runtime": format_bytes(report.overhead_bytes_per_gpu),
+        "sharing_runtime": "" if current is None or refused(current) else format_bytes(current.overhead_bytes_per_gpu),
+        "chunk": format_count(PREFILL_CHUNK_TOKENS),
     }

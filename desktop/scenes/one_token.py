@@ -35,7 +35,7 @@ BARS_AT_PROGRESS = 0.5          # of a pass: the token has left the model; its K
 BARS_SHARE = 0.27               # of the stage's width: the memory bar beside the stepper
 BARS_MIN_PX = 270
 NARROW_STAGE_PX = 900
-NARROW_BARS_SHARE = 0.22
+NARROW_BARS_SHARE = 0.3          # a narrow stage: room for the bar and its labels at the floor
 
 
 class _BuildNames:

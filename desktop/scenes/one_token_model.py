@@ -28,7 +28,7 @@ segment and the free memory are that report's too (prompt + n tokens cached).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from desktop.scenes.memory_bar_model import BarName, memory_bars_state
@@ -192,11 +192,19 @@ def loading_state(prompt_text: str, text: Text) -> DecodeStepperState:
                               labels={"context": text("control.loading")})
 
 
+def _quoted(tile: TokenTile, text: Text) -> TokenTile:
+    """An output token in quotes where the language marks a piece of a word so ("fo" is not a word, but a
+    token: the start of one); bytes of a cut character are left as they are."""
+    if len(tile.parts) != 1 or tile.parts[0].partial:
+        return tile
+    return replace(tile, parts=(TilePart(text("label.quoted_piece", piece=tile.parts[0].text)),))
+
+
 def compare_state(cut: CutRequest, report, model_name: str, text: Text) -> DecodeStepperState:
     """Prefill and one decode step side by side: the same model, the same weights read, one token out each."""
     prompt = tuple(_tile(piece, "prompt", text, enters=True) for piece in cut.prompt)
-    first = _tile(cut.answer[0], "answer", text)
-    second = _tile(cut.answer[1], "answer", text) if len(cut.answer) > 1 else \
+    first = _quoted(_tile(cut.answer[0], "answer", text), text)
+    second = _quoted(_tile(cut.answer[1], "answer", text), text) if len(cut.answer) > 1 else \
         TokenTile((TilePart(text("label.end_marker")),), "end")
     prefill, decode = report.prefill, report.decode
     rows = (
@@ -216,8 +224,7 @@ def memory_state(step_report, report, text: Text) -> MemoryBarsState:
     """One bar for each GPU (tensor parallel: all alike): weights, the KV cache so far, runtime; ``step_report``
     is the engine's report for the context so far (None before the first pass: no KV yet)."""
     def label(kind: str, n_bytes: float) -> str:
-        # the runtime allowance is drawn unlabelled: the room beside a thin bar goes to the KV cache's label
-        return "" if kind == "runtime" else text(f"label.bar_{kind}", bytes=format_bytes(n_bytes))
+        return text(f"label.bar_{kind}", bytes=format_bytes(n_bytes))
     # The step report's own KV cache and free memory (its weights and allowance are the request's); before
     # the first pass the request's bar with no cache yet.
     shown, kv = (step_report, None) if step_report is not None else (report, 0.0)

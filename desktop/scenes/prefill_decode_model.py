@@ -68,6 +68,12 @@ def _bound(text: Text, bound: str) -> str:
     return text(f"label.bound_{bound}")
 
 
+def _bound_role(bound: str) -> str:
+    """The colour of a bound, as the timeline draws it: compute-bound in the compute colour (the prefill's),
+    memory-bound in the memory colour (the decode's)."""
+    return "compute" if bound == "compute" else "memory"
+
+
 def strip_reveal(build: int) -> tuple[float, float]:
     """How much of each phase's utilisation strip the build shows, (prefill, decode); the view eases to it."""
     return (1.0 if build >= PREFILL else 0.0, 1.0 if build >= DECODE else 0.0)
@@ -92,11 +98,11 @@ def timeline_state(inputs: SceneInputs, text: Text, reveal: tuple[float, float] 
         strips = frozenset({"prefill"})
         labels["prefill_bound"] = text("label.phase_bound", bound=_bound(text, r.prefill.bound),
                                        busy=format_percent(r.prefill.utilisation))
+        labels["strip"] = text("label.strip")
     if build >= DECODE:
         strips = frozenset({"prefill", "decode"})
         labels["decode_bound"] = text("label.phase_bound", bound=_bound(text, r.decode.bound),
                                       busy=format_percent(r.decode.utilisation))
-        labels["strip"] = text("label.strip")
     state = TimelineState(
         prefill_seconds=r.ttft_seconds,
         decode_step_seconds=r.tpot_seconds if steps else 0.0,
@@ -131,8 +137,10 @@ def comparison_table(inputs: SceneInputs, text: Text) -> TableState:
          Cell(text("label.parallel_yes"), key="prefill.parallel"),
          Cell(text("label.parallel_no"), key="decode.parallel")),
         (Cell(text("label.row_busy")),
-         Cell(format_percent(r.prefill.utilisation), bar=r.prefill.utilisation, key="prefill.busy"),
-         Cell(format_percent(r.decode.utilisation), bar=r.decode.utilisation, key="decode.busy")),
+         Cell(format_percent(r.prefill.utilisation), bar=r.prefill.utilisation, key="prefill.busy",
+              bar_role=_bound_role(r.prefill.bound)),
+         Cell(format_percent(r.decode.utilisation), bar=r.decode.utilisation, key="decode.busy",
+              bar_role=_bound_role(r.decode.bound))),
         (Cell(text("label.row_bound")),
          Cell(_bound(text, r.prefill.bound), key="prefill.bound"),
          Cell(_bound(text, r.decode.bound), key="decode.bound")),
@@ -166,7 +174,8 @@ def batch_table(inputs: SceneInputs, text: Text) -> TableState:
         hypothetical |= not result.fits
         d = result.decode
         rows.append((Cell(format_count(batch) + ("" if result.fits else text("label.mark")), key=f"{batch}.batch"),
-                     Cell(format_percent(d.utilisation), bar=d.utilisation, key=f"{batch}.busy"),
+                     Cell(format_percent(d.utilisation), bar=d.utilisation, key=f"{batch}.busy",
+                          bar_role=_bound_role(d.bound)),
                      Cell(format_seconds(result.tpot_seconds), key=f"{batch}.tpot"),
                      Cell(_bound(text, d.bound), key=f"{batch}.bound"),
                      Cell(format_ratio(result.output_to_input_price_ratio), key=f"{batch}.price_ratio")))

@@ -299,3 +299,14 @@ def test_chinese_texts_use_full_width_punctuation():
         for name, entry in TEXTS[table].items():
             zh = entry["zh"]
             assert not re.search(r"[\u4e00-\u9fff][,:?]", zh), (table, name)
+
+
+def test_the_sharing_bar_says_its_cache_is_this_cards_part():
+    result = WHAT_IFS.changed(DEFAULT, **memory.sharing_changes(DEFAULT, model.SHARING_CONTEXT_TOKENS))
+    state = memory.sharing_bar(result, TEXT)
+    kv = next(s for s in state.bars[0].segments if s.key == "kv")
+    assert "on this card" in kv.label and format_bytes(kv.bytes) in kv.label
+    assert state.bars[0].name == f"each of 2 × {result.gpu.name}"
+    zh = memory.sharing_bar(result, make_text("zh"))
+    assert "本卡" in next(s for s in zh.bars[0].segments if s.key == "kv").label
+    assert "共 2 张" in zh.bars[0].name

@@ -218,3 +218,10 @@ def test_the_free_memory_shown_is_the_engines_for_the_context_so_far():
     # before the first pass: no cache yet, so the request's free memory plus its cache
     bar = model.memory_state(None, report, EN).bars[0]
     assert bar.free_label == EN("label.bar_free", bytes=format_bytes(report.free_bytes_per_gpu + report.kv_bytes_per_gpu))
+
+
+def test_the_bar_names_the_runtime_allowance_too():
+    cut, report = cut_and_report()
+    bar = model.memory_state(report, report, EN).bars[0]
+    runtime = next(s for s in bar.segments if s.key == "runtime")
+    assert runtime.label == f"runtime {format_bytes(report.overhead_bytes_per_gpu)}"

@@ -144,3 +144,12 @@ def test_every_placeholder_of_captions_and_notes_has_a_value():
                 for placeholder in re.findall(r"{(\w+)}", entry[language]):
                     assert values.get(placeholder), (section, name, language, placeholder)
     assert values["decode_share"] == format_percent(inputs().report.decode_share)
+
+
+def test_each_compute_gauge_takes_the_colour_of_its_bound():
+    i = inputs(build=model.BATCHING)
+    t = model.table_state(i, text)
+    for row in t.rows:
+        busy = next(c for c in row if c.key.endswith(".busy"))
+        batch = int(busy.key.split(".")[0])
+        assert busy.bar_role == ("compute" if i.sweep[batch].decode.bound == "compute" else "memory")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
@@ -192,3 +193,23 @@ def test_extreme_stacks_stay_readable(qtbot, n, weights, kv, capacity):
     texts = painted(widget)
     assert_readable(widget, texts)
     assert "capacity" in {text.key for text in texts}
+
+
+@pytest.mark.parametrize("language_name", ["each of 2 × NVIDIA H800 SXM5", "每张 NVIDIA H800 SXM5（共 2 张）"])
+def test_one_bars_name_uses_the_width_to_say_it_is_one_card(qtbot, language_name):
+    widget = make(qtbot, size=(480, 820), screen_height=1080)
+    one = replace(bar(), name=language_name)
+    widget.set_state(MemoryBarsState((one,), 90 * GB))
+    texts = painted(widget)
+    names = [t for t in texts if t.key == "name.0"]
+    assert names and names[0].text.replace("\n", "") == language_name
+    assert_readable(widget, texts)
+
+
+def test_a_narrow_bar_keeps_its_capacity_and_labels(qtbot):
+    widget = make(qtbot, size=(207, 560), screen_height=768)
+    widget.set_state(MemoryBarsState((bar(),), 90 * GB))
+    texts = painted(widget)
+    keys = {t.key for t in texts}
+    assert {"capacity", "column.weights", "column.free"} <= keys, keys
+    assert_readable(widget, texts)

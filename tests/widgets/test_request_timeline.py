@@ -153,3 +153,24 @@ def test_a_column_named_first_in_drop_order_goes_first(qtbot):
     keys = {t.key for t in widget.drawn_texts()}
     texts = {t.text for t in widget.drawn_texts()}
     assert "1.price" in keys and "memory-bound" not in texts
+
+
+def test_a_gauge_takes_the_colour_of_its_bound_and_stays_inside_its_row(qtbot):
+    theme = for_screen(THEMES["projector"], 1080)
+    widget = RequestTable(theme)
+    qtbot.addWidget(widget)
+    widget.resize(1400, 420)
+    rows = (
+        (Cell("1"), Cell("0.241%", bar=0.5, key="1.busy", bar_role="memory")),
+        (Cell("987"), Cell("31.9%", bar=0.5, key="987.busy", bar_role="compute")),
+    )
+    widget.set_state(TableState(("batch", "compute in use"), rows, highlight_row=0))
+    image = widget.grab().toImage()
+    layout = widget._lay_out()
+    (memory_track, _, memory_role), (compute_track, _, compute_role) = layout.bars
+    assert (memory_role, compute_role) == ("memory", "compute")
+    for track, role in ((memory_track, "memory"), (compute_track, "compute")):
+        x, y = round(track.left() + 3), round(track.center().y())
+        assert image.pixelColor(x, y) == theme.color(role)
+    frame = layout.highlight
+    assert memory_track.bottom() < frame.bottom() - theme.scaled_line_width     # clear of the frame's line

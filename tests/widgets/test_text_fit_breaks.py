@@ -1,0 +1,41 @@
+"""Two-line splits keep a Chinese word, and a number with its unit or measure word, in one piece."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt
+
+from widgets.text_fit import TextMeasure
+from widgets.theme import THEMES, for_screen, pattern_brush
+
+
+@pytest.mark.parametrize("text, first, second", [
+    ("KV：1 段对话，5.37 GB", "KV：1 段对话，", "5.37 GB"),      # not "1 段对 / 话"
+    ("GPU 用时：0 s", "GPU 用时：", "0 s"),
+    ("屏幕上：0 s", "屏幕上：", "0 s"),                          # not "屏幕 / 上"
+    ("KV 合计：0 B", "KV 合计：", "0 B"),
+])
+def test_a_label_breaks_after_its_punctuation(qapp, text, first, second):
+    split = TextMeasure().narrowest_two_lines(text, 18, False)
+    assert split is not None and split[0] == (first, second)
+
+
+def test_a_number_stays_with_its_measure_word_and_unit(qapp):
+    for text in ("出来的都是 1 个 token", "每段 32,768 个 token", "权重 70.6 GB"):
+        first, second = TextMeasure().narrowest_two_lines(text, 18, False)[0]
+        assert not first.rstrip().endswith(("1 个", "768 个", "70.6")), (first, second)
+
+
+def test_a_run_without_punctuation_or_spaces_still_splits(qapp):
+    assert TextMeasure().narrowest_two_lines("运行时与激活", 18, False) is not None
+
+
+def test_patterns_and_lines_scale_with_the_screen():
+    small, large = for_screen(THEMES["dark"], 768), for_screen(THEMES["dark"], 2160)
+    assert small.size_scale == 1.0 and small.scaled_line_width == small.line_width
+    assert large.size_scale == pytest.approx(large.floor_px / 18)
+    assert large.scaled_line_width > 2.5 * large.line_width
+    assert pattern_brush(QColor("red"), Qt.BrushStyle.BDiagPattern, small).transform().isIdentity()
+    assert pattern_brush(QColor("red"), Qt.BrushStyle.BDiagPattern, large).transform().m11() == \
+        pytest.approx(large.size_scale)
+    assert isinstance(pattern_brush(QColor("red"), Qt.BrushStyle.BDiagPattern, large), QBrush)
