@@ -50,10 +50,10 @@ from dataclasses import dataclass
 
 from engine.catalog_types import Model
 from engine.deployment import Deployment
+from engine.parallel import ACTIVATION_BYTES_PER_VALUE
 from engine.units import GiB
 
 RUNTIME_BYTES_PER_GPU = 1 * GiB
-ACTIVATION_BYTES_PER_VALUE = 2.0
 LOGIT_BYTES_PER_VALUE = 4.0
 PREFILL_CHUNK_TOKENS = 8192      # vLLM V1's default max_num_batched_tokens on >= 70 GiB GPUs (module docstring)
 

@@ -45,7 +45,7 @@ from engine.scenario import MAX_GPUS
 from engine.units import format_count
 
 ALLREDUCES_PER_LAYER = 2
-ACTIVATION_BYTES_PER_VALUE = 2.0     # activations travel in FP16/BF16
+ACTIVATION_BYTES_PER_VALUE = 2.0     # activations are FP16/BF16, in memory and on the link (engine.memory too)
 
 
 def uses_pcie(gpu: Gpu) -> bool:
