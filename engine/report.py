@@ -26,6 +26,7 @@ class PrefillReport:
     compute_seconds: float = 0.0   # FLOPs / (gpus x peak x compute share)
     memory_seconds: float = 0.0    # HBM bytes per GPU / (bandwidth x bandwidth share)
     allreduce_seconds: float = 0.0 # tensor-parallel communication of the pass (engine.parallel)
+    flops_per_byte = property(lambda self: self.flops / self.bytes)   # arithmetic intensity of the pass
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class DecodeReport:
     compute_seconds: float = 0.0
     memory_seconds: float = 0.0
     context_tokens: float = 0.0   # tokens cached per sequence at the step described (the mean context)
+    flops_per_byte = property(lambda self: self.flops_per_token / self.bytes_per_token)   # arithmetic intensity
 
 
 @dataclass(frozen=True)

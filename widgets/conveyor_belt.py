@@ -20,7 +20,7 @@ from widgets.conveyor_state import (
     DYNAMIC_LABELS, GAUGE_LABELS, LABEL_ROLE, TRACE_WINDOW_SECONDS, ConveyorFrame, ConveyorState, box_work_share, busy_intervals, busy_share,
     continuous_origin, frame_at, layout_words,
 )
-from widgets.text_fit import FLOOR_PX, DrawnText, FittedText, TextMeasure
+from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 
 # Drawn each frame, only when the moment calls for them.
@@ -68,7 +68,7 @@ class ConveyorBelt(QWidget):
         self.update()
 
     def floor_px(self) -> int:
-        return max(1, math.ceil(getattr(self._theme, "text_floor_px", FLOOR_PX)))
+        return self._theme.floor_px
 
     def set_seconds(self, seconds: float) -> None:       # a hidden widget keeps the time but skips drawing
         self._seconds = seconds
@@ -133,7 +133,7 @@ class ConveyorBelt(QWidget):
     # -- painting -----------------------------------------------------------------------
     def _static_picture(self) -> QPixmap:
         ratio = self.devicePixelRatioF()
-        key = (self.width(), self.height(), ratio, self._theme, id(self._layout), self._drawn_static_labels())
+        key = (self.width(), self.height(), ratio, self._theme, self._layout_key, self._drawn_static_labels())
         if self._static is None or self._static_key != key:
             pixmap = QPixmap(QSize(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))))
             pixmap.setDevicePixelRatio(ratio)

@@ -19,6 +19,7 @@ from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.question_card_state import QuestionCardState, RevealPhases, reveal_phases
+from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import THEMES, Theme
 
@@ -37,34 +38,26 @@ def box_ok(box: QRectF) -> bool:
     return box.width() > 0 and box.height() > 0
 
 
-class QuestionCard(QWidget):
+class QuestionCard(StateWidget):
+    """Draws a ``QuestionCardState`` (``state``, ``theme``, ``drawn_texts`` and the layout per size, state and
+    text floor come from ``StateWidget``) and hosts its answer's picture."""
     link_clicked = Signal(int)
 
     def __init__(self, theme: Theme | None = None, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.theme = theme or THEMES["light"]
-        self.state: QuestionCardState | None = None
+        super().__init__(theme or THEMES["light"], parent)
         self.measure = TextMeasure()
         self.picture: QWidget | None = None
         self._phases = reveal_phases(1.0)
-        self._layout_key = None
-        self._layout: dict = {}
-        self._drawn: list[DrawnText] = []
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
 
     # -- what the scene hands over --------------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
-        self._layout_key = None
+        super().set_theme(theme)
         self._place_picture()
-        self.update()
 
     def set_state(self, state: QuestionCardState) -> None:
-        if state != self.state:
-            self.state = state
-            self._layout_key = None
+        if state != self._state:
+            super().set_state(state)
             self._place_picture()
-            self.update()
 
     def set_picture(self, picture: QWidget) -> None:
         """Host ``picture`` (the one shown between question and answer); a picture hosted before is hidden."""
@@ -109,12 +102,9 @@ class QuestionCard(QWidget):
     def picture_rect(self) -> QRectF:
         return QRectF(self._layout_now().get("picture", QRectF()))
 
-    def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn)
-
     # -- layout ----------------------------------------------------------------------------------
     def _floor(self) -> int:
-        return max(1, int(round(self.theme.text_floor_px)))
+        return self.theme.floor_px
 
     def _px(self, share: float, limit: int) -> int:
         return max(self._floor(), min(limit, round(share * self.height())))
@@ -136,12 +126,10 @@ class QuestionCard(QWidget):
         return self._fit(text, two_lines, px, True, LEFT_TOP)
 
     def _layout_now(self) -> dict:
-        state = self.state
-        key = (self.width(), self.height(), state, self.theme)
-        if key != self._layout_key:
-            self._layout_key = key
-            self._layout = self._compute_layout(state) if state is not None else {}
-        return self._layout
+        return self.layout_now() or {}
+
+    def _lay_out(self) -> dict:
+        return self._compute_layout(self._state)
 
     def _compute_layout(self, state: QuestionCardState) -> dict:
         w, h = float(self.width()), float(self.height())

@@ -126,7 +126,7 @@ def lay_out_legend(measure: TextMeasure, points: "tuple[RooflinePoint, ...]", px
     sign_size = round(px * 0.8)
     text_left = round(px * 0.4) + sign_size + round(px * 0.4)
     entries, y, right = {}, top, 0.0
-    for point in points:
+    for point in (point for point in points if point.in_legend):
         if form == "one_line" or not point.value:
             lines = (point.label,)
         elif form == "two_lines":

@@ -28,7 +28,7 @@ from PySide6.QtGui import QPainter, QPolygonF
 from PySide6.QtWidgets import QGraphicsObject, QWidget
 
 from widgets.roofline_layout import (
-    TEXT_PX_MIN, RooflineLayout, lay_out, lay_out_legend, legend_top, preferred_px,
+    RooflineLayout, lay_out, lay_out_legend, legend_top, preferred_px,
 )
 from widgets.roofline_state import POINT_KEYS, RooflineState, number_template
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
@@ -130,7 +130,7 @@ class RooflinePlot(QWidget):
 
     def floor_px(self) -> int:
         """The smallest text this plot draws: the theme's floor (the slide sets it from the screen)."""
-        return max(1, math.ceil(getattr(self.theme, "text_floor_px", TEXT_PX_MIN)))
+        return self.theme.floor_px
 
     def drawn_texts(self) -> list[DrawnText]:
         """Every text the plot draws, with its pixel size and rectangle (the tick numbers as their bands)."""
@@ -200,7 +200,7 @@ class RooflinePlot(QWidget):
     # -- changes ------------------------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
-        width = theme.line_width
+        width = theme.scaled_line_width           # the stage's size: no hairlines at 4K
         self.plot_widget.setBackground(theme.color("background"))
         for side in ("left", "bottom"):
             axis = self.plot_widget.getAxis(side)
@@ -211,14 +211,14 @@ class RooflinePlot(QWidget):
         self._ridge_line.setPen(pg.mkPen(theme.color("muted"), width=max(1.0, width / 2),
                                          style=Qt.PenStyle.DashLine))
         self._ridge_marker.setSymbolBrush(pg.mkBrush(theme.color("text")))
-        self._ridge_marker.setSymbolPen(pg.mkPen(theme.color("background"), width=2))
+        self._ridge_marker.setSymbolPen(pg.mkPen(theme.color("background"), width=2 * theme.size_scale))
         for key, (role, _) in POINT_STYLES.items():
             if key in HOLLOW_POINTS:
                 self._markers[key].setSymbolBrush(None)
                 self._markers[key].setSymbolPen(pg.mkPen(theme.color(role), width=max(2.0, width * 1.2)))
             else:
                 self._markers[key].setSymbolBrush(pg.mkBrush(theme.color(role)))
-                self._markers[key].setSymbolPen(pg.mkPen(theme.color("background"), width=2))
+                self._markers[key].setSymbolPen(pg.mkPen(theme.color("background"), width=2 * theme.size_scale))
         self._relayout(force=True)
         self.update()
 
@@ -258,7 +258,8 @@ class RooflinePlot(QWidget):
         key = None if state is None else (
             self.width(), self.height(), state.roof, state.ridge_flops_per_byte, state.ridge_label, state.x_label,
             state.y_label, state.memory_bound_label, state.compute_bound_label, state.x_tick_text, state.y_tick_text,
-            tuple((p.key, p.label.removesuffix(p.value), number_template(p.value)) for p in state.points))
+            tuple((p.key, p.label.removesuffix(p.value), number_template(p.value), p.in_legend) for p in state.points),
+            self.theme.scaled_line_width)
         if key == self._layout_key and not force:
             return False
         self._layout_key = key
@@ -269,7 +270,7 @@ class RooflinePlot(QWidget):
             self.plot_widget.setGeometry(self.rect())
             return True
         for px in range(preferred, floor - 1, -1):
-            layout = lay_out(self.measure, state, self.width(), self.height(), self.theme.line_width, px,
+            layout = lay_out(self.measure, state, self.width(), self.height(), self.theme.scaled_line_width, px,
                              last_try=px == floor, floor_px=floor)
             if layout is not None:
                 break
@@ -315,7 +316,7 @@ class RooflinePlot(QWidget):
         for key, (sign, text) in self._layout.legend.items():
             role, symbol = POINT_STYLES[key]
             if key in HOLLOW_POINTS:
-                painter.setPen(pg.mkPen(self.theme.color(role), width=max(2.0, self.theme.line_width)))
+                painter.setPen(pg.mkPen(self.theme.color(role), width=max(2.0, self.theme.scaled_line_width)))
                 painter.setBrush(Qt.BrushStyle.NoBrush)
             else:
                 painter.setPen(Qt.PenStyle.NoPen)

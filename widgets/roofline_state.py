@@ -28,6 +28,7 @@ class RooflinePoint:
     flops_per_byte: float
     attainable_flops_per_second: float
     value: str = ""                      # the number and unit ``label`` ends with: kept whole, shown alone when narrow
+    in_legend: bool = True               # False: the marker only (the control sitting on a point the legend names)
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ class GpuWaitsScene(Scene):
     # -- the model ----------------------------------------------------------------------
     def _make_model(self, build: int) -> GpuWaitsModel:
         presets = {key: self.context.what_if(**changes) for key, changes in preset_changes(self._scenario).items()}
-        return GpuWaitsModel(self._scenario, self._report, presets, build, self.context.catalog, self._text,
+        return GpuWaitsModel(self._scenario, self._report, presets, build, self.context.catalog, self.text,
                              fp8_shown=build == FP8_BUILD and not self._fp8_dropped)
 
     @property
@@ -104,11 +104,14 @@ class GpuWaitsScene(Scene):
     def prefill_intensity(self) -> float | None:
         return self._model.prefill_intensity
 
-    def _text(self, key: str, **values) -> str:
-        return self.context.language.text(f"{self.key}.{key}", **values)
-
     def phase(self) -> str:
         return self._model.phase()
+
+    def stage_subject(self):
+        """The FP8 what-if while the fp8 build shows it (the corner names what the belt shows), else the shared."""
+        if self._model.fp8_shown and self._model.shown is not self._model.report:
+            return self._model.shown.scenario, self._model.shown
+        return super().stage_subject()
 
     def caption_values(self) -> dict[str, str]:
         return self._model.caption_values
@@ -119,13 +122,14 @@ class GpuWaitsScene(Scene):
     def roofline_state(self):
         return self._model.roofline_state(self.intensity)
 
-    def _refresh(self) -> None:
+    def _refresh(self, controls: bool = True) -> None:
         self.belt.set_state(self.conveyor_state())
         if self.plot is not None and self._build >= ROOFLINE_BUILD:
             # The control's point goes straight to where a transition ends (the belt shows the way there):
             # moving it every frame would repaint the whole plot every frame.
             self.plot.set_state(self._model.roofline_state(self._intensity.target))
-        self._sync_controls()
+        if controls:
+            self._sync_controls()
 
     def _prepare_plot(self) -> None:
         """Before the roofline build, the plot holds (and has laid out) what that build will show, so
@@ -177,16 +181,25 @@ class GpuWaitsScene(Scene):
         super().showEvent(event)
         self._schedule_idle_work()
 
+    def _never_on_screen(self) -> bool:
+        """A throw-away render (export, the speaker view's preview): nothing will be stepped through later."""
+        window = self.window()
+        return any(widget.testAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen) for widget in (self, window))
+
     def _schedule_idle_work(self) -> None:
         """After the first frame (``IDLE_WORK_DELAY_MS``), and after a change of size, scenario or language: the plot,
         then each build's belt layout, one per turn of the event loop (no key press waits on more than one),
-        so that stepping through the builds later costs no layout."""
+        so that stepping through the builds later costs no layout. None in a render never shown on screen."""
+        if self._never_on_screen():
+            self._idle_jobs = []
+            self._idle_timer.stop()
+            return
         self._idle_jobs = [self._ensure_plot, self._paint_plot_once]
         self._idle_jobs += [partial(self._prepare_belt, build) for build in range(self.build_count)]
         self._idle_timer.start(IDLE_WORK_DELAY_MS)
 
     def _run_idle_job(self) -> None:
-        if self._idle_jobs and self.isVisible():
+        if self._idle_jobs and self.isVisible() and not self._never_on_screen():
             self._idle_jobs.pop(0)()
             if self._idle_jobs:
                 self._idle_timer.start(0)
@@ -248,7 +261,7 @@ class GpuWaitsScene(Scene):
     def _on_tick(self, seconds: float) -> None:
         if self._moving:
             self._moving = self._intensity.running(seconds)
-            self._refresh()
+            self._refresh(controls=not self._moving)      # the side panel once, at the transition's end
 
     # -- controls -------------------------------------------------------------------------
     def _create_controls(self) -> QWidget:
@@ -279,19 +292,19 @@ class GpuWaitsScene(Scene):
         return box
 
     def _retranslate_controls(self) -> None:
-        self._intensity_label.setText(self._text("control.intensity"))
+        self._intensity_label.setText(self.text("control.intensity"))
         for widget in (self._intensity_label, self.intensity_slider, self.intensity_box):
-            widget.setToolTip(self._text("control.intensity_tip"))
-        self.intensity_box.setSuffix(" " + self._text("control.intensity_unit"))
-        self.decode_button.setText(self._text("control.preset_decode"))
-        self.prefill_button.setText(self._text("control.preset_prefill"))
+            widget.setToolTip(self.text("control.intensity_tip"))
+        self.intensity_box.setSuffix(" " + self.text("control.intensity_unit"))
+        self.decode_button.setText(self.text("control.preset_decode"))
+        self.prefill_button.setText(self.text("control.preset_prefill"))
         self._update_presets()
 
     def _update_presets(self) -> None:
         """A preset the engine refuses for this scenario is unavailable, with the engine's reason."""
         refusal = self._model.refusal("prefill")
         self.prefill_button.setEnabled(refusal is None)
-        self.prefill_button.setToolTip("" if refusal is None else self._text(
+        self.prefill_button.setToolTip("" if refusal is None else self.text(
             "control.preset_refused", reason=self.context.refusal_text(refusal)))
 
     def _on_prefill_preset(self) -> None:
@@ -299,19 +312,25 @@ class GpuWaitsScene(Scene):
             self.set_intensity(self.prefill_intensity(), animate=True)
 
     def _sync_controls(self) -> None:
-        """Show the current values without the controls writing them back."""
+        """Show the current values without the controls writing them back; a control is touched only when what
+        it shows changes (a transition updates the side panel once, at its end)."""
         value = self.intensity
-        widgets = (self.intensity_slider, self.intensity_box)
-        for widget in widgets:
-            widget.blockSignals(True)
-        self.intensity_slider.setValue(round(math.log10(value) * SLIDER_STEPS_PER_DECADE))
-        self.intensity_box.setValue(value)
-        for widget in widgets:
-            widget.blockSignals(False)
-        self.override_label.setVisible(self._model.fp8_shown)
-        if self._model.fp8_shown:
-            self.override_label.setText(self._text(
-                "control.fp8_override", scenario=self._model.report.weights_precision.name))
+        step = round(math.log10(value) * SLIDER_STEPS_PER_DECADE)
+        if self.intensity_slider.value() != step:
+            self.intensity_slider.blockSignals(True)
+            self.intensity_slider.setValue(step)
+            self.intensity_slider.blockSignals(False)
+        if self.intensity_box.value() != round(value, self.intensity_box.decimals()):
+            self.intensity_box.blockSignals(True)
+            self.intensity_box.setValue(value)
+            self.intensity_box.blockSignals(False)
+        shown = self._model.fp8_shown
+        if self.override_label.isHidden() == shown:
+            self.override_label.setVisible(shown)
+        if shown:
+            text = self.text("control.fp8_override", scenario=self._model.report.weights_precision.name)
+            if self.override_label.text() != text:
+                self.override_label.setText(text)
 
     def _on_slider_moved(self, value: int) -> None:
         self.set_intensity(10 ** (value / SLIDER_STEPS_PER_DECADE))

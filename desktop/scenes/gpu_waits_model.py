@@ -32,7 +32,8 @@ from desktop.what_if import refused
 from engine import InputError, Report, Scenario, roofline
 from engine.catalog_types import Catalog
 from engine.units import (
-    TERA, format_bandwidth, format_bytes, format_flop, format_flops, format_number, format_percent, format_seconds,
+    TERA, format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_number, format_percent,
+    format_seconds,
 )
 from widgets.conveyor_state import (
     TRACE_WINDOW_SECONDS, ConveyorState, box_at_peak_screen_seconds, box_interval_screen_seconds,
@@ -85,11 +86,11 @@ def whole_numbers(text: str) -> str:
 
 
 def intensity_of_decode(report: Report) -> float:
-    return report.decode.flops_per_token / report.decode.bytes_per_token
+    return report.decode.flops_per_byte
 
 
 def intensity_of_prefill(report: Report) -> float:
-    return report.prefill.flops / report.prefill.bytes
+    return report.prefill.flops_per_byte
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ class GpuWaitsModel:
         decode_busy, _ = self.busy(self.decode_intensity)
         values = {
             "gpu": self.gpu.name,
-            "gpus": str(self.scenario.gpus),
+            "gpus": format_count(self.scenario.gpus),
             "model": self.report.model.name if self.report.model is not None else self.scenario.model,
             "capacity": format_bytes(self.gpu.memory_bytes),
             "bandwidth": format_bandwidth(self.gpu.memory_bandwidth_bytes_per_second),
@@ -216,7 +217,9 @@ class GpuWaitsModel:
             "realistic_busy": format_percent(self._realistic_decode().decode.utilisation),
             "gpu_time": format_seconds(GPU_SECONDS_PER_SCREEN_SECOND),
             "box_bytes": format_bytes(BOX_BYTES),
-            "prefill_tokens": f"{PREFILL_PRESET_TOKENS:,}",
+            "prefill_tokens": format_count(PREFILL_PRESET_TOKENS),
+            "weights_total": format_bytes(self.shown.weights_bytes),
+            "kv_precision": self.shown.kv_precision.name,
         }
         decode = self._decode_report().decode
         values.update(decode_flop=format_flop(decode.flops_per_token), decode_bytes=format_bytes(decode.bytes_per_token),
@@ -263,11 +266,11 @@ class GpuWaitsModel:
             box_bytes=BOX_BYTES, gpu_seconds_per_screen_second=GPU_SECONDS_PER_SCREEN_SECOND,
             show_gauge=self.build >= FIRST_GAUGE_BUILD, compact=self.build >= ROOFLINE_BUILD)
 
-    def conveyor_state(self, intensity: float) -> ConveyorState:
-        """The belt at ``intensity`` (mid-transition: where the picture is)."""
-        busy, basis = self.busy(intensity)
-        state = self._bare_state(intensity)
+    @cached_property
+    def _fixed_labels(self) -> tuple[dict[str, str], frozenset[str]]:
+        """The belt's labels that do not follow the intensity, and those not revealed yet: once per model."""
         text = self.text
+        state = self._bare_state(self.target_intensity())
         labels = {"warehouse": text("label.warehouse"), "belt": text("label.belt"), "worker": text("label.worker"),
                   "waiting": text("label.waiting"), "backed_up": text("label.backed_up"),
                   "time_scale": text("label.time_scale", gpu_time=format_seconds(GPU_SECONDS_PER_SCREEN_SECOND),
@@ -279,12 +282,8 @@ class GpuWaitsModel:
             capacity=format_bytes(self.gpu.memory_bytes),
             bandwidth=format_bandwidth(self.gpu.memory_bandwidth_bytes_per_second),
             peak=text("label.peak", peak=format_flops(self.peak), precision=self._precision_name(self.precision)),
-            box=text("label.box", box_flop=format_flop(BOX_BYTES * intensity), intensity=self.intensity_text(intensity)),
             belt_time=text("label.belt_time", seconds=format_seconds(box_interval_screen_seconds(state))),
-            worker_time=text("label.worker_time", seconds=format_seconds(box_at_peak_screen_seconds(state))),
-            ratio=text("label.ratio", ridge=intensity_number(self.ridge)),
-            busy=text("label.busy", busy=format_percent(busy)), idle=text("label.idle", idle=format_percent(1.0 - busy)),
-            basis=text(f"label.basis_{basis}"))
+            ratio=text("label.ratio", ridge=intensity_number(self.ridge)))
         hidden = set()
         if self.build < FIRST_NUMBERS_BUILD:
             hidden |= {"capacity", "bandwidth", "peak", "box", "belt_time", "worker_time"}
@@ -294,7 +293,22 @@ class GpuWaitsModel:
             values = self.caption_values
             labels.pop("ratio", None)
             labels["step"] = text("label.step", before=values["step_fp16"], after=values["step_fp8"])
-        return replace(state, labels=labels, hidden=frozenset(hidden))
+        return labels, frozenset(hidden)
+
+    def conveyor_state(self, intensity: float) -> ConveyorState:
+        """The belt at ``intensity`` (mid-transition: where the picture is). Only the box, the worker's time,
+        busy, idle and their basis follow the intensity; the other labels are the model's, made once."""
+        busy, basis = self.busy(intensity)
+        state = self._bare_state(intensity)
+        text = self.text
+        fixed, hidden = self._fixed_labels
+        labels = dict(fixed)
+        labels.update(
+            box=text("label.box", box_flop=format_flop(BOX_BYTES * intensity), intensity=self.intensity_text(intensity)),
+            worker_time=text("label.worker_time", seconds=format_seconds(box_at_peak_screen_seconds(state))),
+            busy=text("label.busy", busy=format_percent(busy)), idle=text("label.idle", idle=format_percent(1.0 - busy)),
+            basis=text(f"label.basis_{basis}"))
+        return replace(state, labels=labels, hidden=hidden)
 
     def roofline_state(self, intensity: float) -> RooflineState:
         """The roofline in the scenario's own precision, with decode, the prefill preset (when the engine
@@ -309,15 +323,16 @@ class GpuWaitsModel:
             start = INTENSITY_MIN / 1.5
         corners = tuple((x, roofline.attainable_flops(gpu, precision, x)) for x in (start, self.ridge, INTENSITY_MAX))
 
-        def point(key: str, x: float) -> RooflinePoint:
+        def point(key: str, x: float, in_legend: bool = True) -> RooflinePoint:
             value = self.intensity_text(x)
             return RooflinePoint(key, self.text(f"label.point_{key}", value=value), x,
-                                 roofline.attainable_flops(gpu, precision, x), value=value)
+                                 roofline.attainable_flops(gpu, precision, x), value=value, in_legend=in_legend)
 
         points = [point("decode", decode)]
         if self.prefill_intensity is not None:
             points.append(point("prefill", self.prefill_intensity))
-        points.append(point("control", intensity))
+        # On decode's point the control's legend entry would repeat decode's: its hollow marker alone says so.
+        points.append(point("control", intensity, in_legend=not math.isclose(intensity, decode, rel_tol=1e-9)))
         return RooflineState(
             roof=corners, ridge_flops_per_byte=self.ridge,
             ridge_label=self.text("label.ridge", ridge=self.intensity_text(self.ridge)),

@@ -1,26 +1,29 @@
 """The summary's model (scene 7), Qt-free: the seed's four questions, each answered by a picture and its numbers.
 
-In: the shared scenario's report, the report of the same scenario on a busy
-server (``BUSY_SERVER_BATCH`` sequences at once; a refusal is a value), the
+In: the shared scenario's report, the same scenario on a busy server
+(``busy_server``: ``BUSY_SERVER_BATCH`` sequences at once on the fewest GPUs,
+up to ``BUSY_SERVER_MAX_GPUS``, that hold them; said to be hypothetical when
+none does, with its own words when refused), the
 registered scenes' titles (number -> title: links go only to scenes that
 exist), a ``text(key, **values)`` callable taking full keys ("summary.…",
 "kv_cache.…", "model_memory.…") and a ``refusal_text``. Out: each question's
 card state, each answer's picture state at a reveal's progress, and the
 formatted values of the answers, captions and notes.
 
-The pictures are the scenes' own, made as those scenes make them: the work
-counter of scene 5 (``kv_cache_model.work_state``, the seed's N), the memory
-bars of scene 2 (``model_memory_model.bars_state`` for the shared scenario),
+The pictures are the scenes' own, made as those scenes make them: scene 5's
+two totals at the seed's N (``kv_cache_model.work_curves``) as bars on one
+scale, the memory bars of scene 2 (``model_memory_model.bars_state`` for the
+shared scenario, made once per model: a reveal shows them whole),
 and share bars for scene 1's idle gauge (decode's share of the request and
 the compute idle during decode), and scene 6's price bars (``ratio_bars``,
 input against output). Every number is the engine's; only its formatting happens here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
-from desktop.scenes.kv_cache_model import PLAYBACK_TOKENS, work_curves, work_state
+from desktop.scenes.kv_cache_model import PLAYBACK_TOKENS, work_curves
 from desktop.scenes.model_memory_model import bars_state, scale_for
 from desktop.what_if import WhatIf, refused
 from engine.kv_cache import work_ratio_without_cache
@@ -29,7 +32,6 @@ from widgets.memory_bars_state import MemoryBarsState
 from widgets.question_card_state import QuestionCardState
 from widgets.ratio_bars_state import RatioBarsState, price_bars_state
 from widgets.share_bars_state import BarPart, BarRow, ShareBarsState
-from widgets.work_counter_state import WorkCounterState
 
 QUESTIONS = ("slow", "kv_cache", "memory", "output_price")
 # question -> DESIGN.md numbers of the scenes that explain it, best first: its link goes to the first registered.
@@ -45,8 +47,36 @@ RECAP_BUILD = len(BUILDS) - 1
 # A busy server decodes many requests in one step, so one read of the weights serves them all;
 # at this batch the output/input price ratio comes down to what providers charge (the seed's 2-4x).
 BUSY_SERVER_BATCH = 128
+BUSY_SERVER_MAX_GPUS = 8       # one server's GPUs: the busy server is looked for on up to this many
 
 Text = Callable[..., str]
+
+
+@dataclass(frozen=True)
+class BusyServer:
+    """The notes' busy server: ``batch`` sequences at once on ``gpus`` GPUs, and the engine's answer for it.
+
+    ``kind``: "already" (the scenario itself decodes at least ``BUSY_SERVER_BATCH`` at once), "fits" (on
+    ``gpus``, the fewest from the scenario's own count up to ``BUSY_SERVER_MAX_GPUS`` that hold it),
+    "hypothetical" (it fits on none of them: the figure is the scenario's GPU count's, said to be
+    hypothetical) or "refused" (the engine refuses it: ``result`` is the refusal)."""
+    kind: str
+    batch: int
+    gpus: int
+    result: WhatIf = field(compare=False)
+
+
+def busy_server(scenario, report, what_if: Callable[..., WhatIf]) -> BusyServer:
+    """The busy server for ``scenario`` (``what_if(**changes)``: the scene context's cached what-if)."""
+    if scenario.batch >= BUSY_SERVER_BATCH:
+        return BusyServer("already", scenario.batch, scenario.gpus, report)
+    first = None
+    for gpus in range(scenario.gpus, max(scenario.gpus, BUSY_SERVER_MAX_GPUS) + 1):
+        result = what_if(batch=BUSY_SERVER_BATCH, gpus=gpus)
+        first = first or BusyServer("refused" if refused(result) else "hypothetical", BUSY_SERVER_BATCH, gpus, result)
+        if not refused(result) and result.fits:
+            return BusyServer("fits", BUSY_SERVER_BATCH, gpus, result)
+    return first
 
 
 def focus(build: int) -> tuple[int | None, bool]:
@@ -62,11 +92,24 @@ def linked_scene(question: str, registered: Mapping[int, str]) -> int:
     return next((number for number in LINKED_SCENES[question] if number in registered), 0)
 
 
-def summary_values(report, busy: WhatIf, text: Text) -> dict[str, str]:
+def busy_values(report, busy: BusyServer, text: Text, refusal_text: Callable) -> dict[str, str]:
+    """The busy server's figures and the notes' sentence about it (its own words for each ``kind``)."""
+    result = busy.result
+    values = {"busy_batch": format_count(busy.batch), "busy_gpus": format_count(busy.gpus),
+              "gpu": report.gpu.name if report.gpu else report.scenario.gpu,
+              "ratio": format_ratio(report.output_to_input_price_ratio)}
+    if busy.kind == "refused":
+        values.update(busy_ratio="", reason=refusal_text(result).rstrip("。."))
+    else:
+        values["busy_ratio"] = format_ratio(result.output_to_input_price_ratio)
+    values["busy_sentence"] = text(f"summary.busy.{busy.kind}", **values)
+    return {key: values[key] for key in ("busy_batch", "busy_gpus", "busy_ratio", "busy_sentence")}
+
+
+def summary_values(report, busy: BusyServer, text: Text, refusal_text: Callable = str) -> dict[str, str]:
     """The formatted numbers of the answers, captions and notes: every one the engine's for this scenario."""
     scenario = report.scenario
     ratio = report.output_to_input_price_ratio
-    busy_ratio = ratio if scenario.batch >= BUSY_SERVER_BATCH or refused(busy) else busy.output_to_input_price_ratio
     curves = work_curves()
     return {
         "model": report.model.name if report.model else scenario.model,
@@ -97,24 +140,32 @@ def summary_values(report, busy: WhatIf, text: Text) -> dict[str, str]:
         "in_price": format_usd(report.usd_per_million_input_tokens),
         "out_price": format_usd(report.usd_per_million_output_tokens),
         "ratio": format_ratio(ratio),
-        "busy_batch": format_count(BUSY_SERVER_BATCH),
-        "busy_ratio": format_ratio(busy_ratio),
+        **busy_values(report, busy, text, refusal_text),
     }
 
 
 # -- the pictures -----------------------------------------------------------------------------------
-def slow_state(report, values: Mapping[str, str], text: Text, grow: float = 1.0) -> ShareBarsState:
-    """Scene 1's idea: the request is mostly decode, and during decode the compute mostly idles."""
+def slow_state(report, values: Mapping[str, str], text: Text, grow: float = 1.0,
+               compact: bool = False) -> ShareBarsState:
+    """Scene 1's idea: the request is mostly decode, and during decode the compute mostly idles.
+
+    ``compact`` (the recap): a card too small for a line of part labels under each bar names the parts in
+    the bars' titles instead, left to right as the bar shows them (the widget drops part labels first)."""
     busy = report.decode.utilisation
+    parts = {key: text(f"summary.label.{key}", **values) for key in ("prefill", "decode", "busy", "idle")}
+    titles = {"request": text("summary.label.request"), "compute": text("summary.label.compute")}
+    if compact:
+        titles = {"request": text("summary.label.request_parts", **parts),
+                  "compute": text("summary.label.compute_parts", **parts)}
+        parts = dict.fromkeys(parts, "")
     return ShareBarsState(
         rows=(
-            BarRow("request", text("summary.label.request"), (
-                BarPart("prefill", 1.0 - report.decode_share, text("summary.label.prefill", **values), "compute"),
-                BarPart("decode", report.decode_share, text("summary.label.decode", **values), "memory",
-                        "hatched"))),
-            BarRow("compute", text("summary.label.compute"), (
-                BarPart("busy", busy, text("summary.label.busy", **values), "good"),
-                BarPart("idle", 1.0 - busy, text("summary.label.idle", **values), "warning", "hatched"))),
+            BarRow("request", titles["request"], (
+                BarPart("prefill", 1.0 - report.decode_share, parts["prefill"], "compute"),
+                BarPart("decode", report.decode_share, parts["decode"], "memory", "hatched"))),
+            BarRow("compute", titles["compute"], (
+                BarPart("busy", busy, parts["busy"], "good"),
+                BarPart("idle", 1.0 - busy, parts["idle"], "warning", "hatched"))),
         ),
         headline=text("summary.label.idle_headline", **values), headline_role="warning", grow=grow)
 
@@ -134,15 +185,10 @@ def price_picture(report, values: Mapping[str, str], text: Text, grow: float = 1
     return replace(state, scale_max=max(usd_in, usd_out))
 
 
-def work_picture(text: Text, grow: float = 1.0) -> WorkCounterState:
-    """Scene 5's counters, N² against N, at the seed's N; ``grow`` plays the tokens in."""
-    tokens = max(1, round(PLAYBACK_TOKENS * max(0.0, min(1.0, grow))))
-    return work_state(tokens, True, lambda key, **v: text(f"kv_cache.{key}", **v))
-
-
 def work_bars(values: Mapping[str, str], text: Text, grow: float = 1.0) -> ShareBarsState:
-    """The recap's small form of scene 5's counters: the same two totals as bars on one scale (the counters'
-    boxes and curves have no room for their numbers at a quarter of the stage)."""
+    """Scene 5's two totals at the seed's N, N² against N, as bars on one scale: 500 is a sliver beside
+    125,250 (scene 5's counters draw each step's work on its own full-width strip, which beside its total
+    would read as two equal amounts)."""
     curves = work_curves()
     naive, cached = curves.naive[-1], curves.cached[-1]
     return ShareBarsState(
@@ -154,24 +200,22 @@ def work_bars(values: Mapping[str, str], text: Text, grow: float = 1.0) -> Share
         headline=text("summary.label.work_headline", **values), headline_role="warning", grow=grow)
 
 
-def memory_picture(report, text: Text, refusal_text: Callable, grow: float = 1.0,
-                   compact: bool = False) -> MemoryBarsState:
-    """Scene 2's memory bars for the shared scenario: weights against the KV cache on every GPU.
+def memory_picture(report, text: Text, refusal_text: Callable, compact: bool = False) -> MemoryBarsState:
+    """Scene 2's memory bars for the shared scenario: weights against the KV cache on every GPU. Shown whole
+    (a reveal does not grow them: every new size would be a new layout of the bars).
 
     ``compact`` (the recap) leaves the title out (the card's question heads the picture, and on so small a
-    picture the bars' title would crowd their capacity label) and the free memory's label (the widget would
-    keep it before the KV cache's, which is the answer)."""
+    picture the bars' title would crowd their capacity label), the free memory's label and the verdict under
+    the bars (the widget would keep both before the KV cache's label, which is the answer), and names the bars by their short names ("1",
+    "2": "GPU 1" under bars so narrow runs into "GPU 2")."""
     title = "" if compact else text("summary.label.memory_title", **summary_names(report))
+    footer = "" if compact and not refused(report) else None    # the recap: the KV cache's label before the verdict
     state = bars_state(report, lambda key, **v: text(f"model_memory.{key}", **v), refusal_text,
-                       scale_for([report]), title=title)
+                       scale_for([report]), title=title, footer=footer)
     if compact:      # the bars' label column keeps the KV cache's label rather than the free memory's
-        state = replace(state, bars=tuple(replace(bar, free_label="") for bar in state.bars))
-    if grow >= 1.0:
-        return state
-    share = max(0.0, grow)
-    bars = tuple(replace(bar, segments=tuple(replace(s, bytes=s.bytes * share) for s in bar.segments))
-                 for bar in state.bars)
-    return replace(state, bars=bars)
+        state = replace(state, bars=tuple(replace(bar, free_label="", name=bar.short_name or bar.name)
+                                          for bar in state.bars))
+    return state
 
 
 def summary_names(report) -> dict[str, str]:
@@ -184,13 +228,14 @@ def summary_names(report) -> dict[str, str]:
 @dataclass
 class SummaryModel:
     report: object
-    busy: WhatIf
+    busy: BusyServer
     titles: Mapping[int, str]        # registered scene number -> its title, in the current language
     text: Text
     refusal_text: Callable
 
     def __post_init__(self):
-        self.values = summary_values(self.report, self.busy, self.text)
+        self.values = summary_values(self.report, self.busy, self.text, self.refusal_text)
+        self._memory: dict[bool, MemoryBarsState] = {}     # compact -> the bars, made once per model
 
     def card(self, index: int, compact: bool = False) -> QuestionCardState:
         question = QUESTIONS[index]
@@ -212,9 +257,11 @@ class SummaryModel:
         """The state of answer ``index``'s picture, grown in by ``grow`` (0..1); ``compact``: in the recap."""
         question = QUESTIONS[index]
         if question == "slow":
-            return slow_state(self.report, self.values, self.text, grow)
+            return slow_state(self.report, self.values, self.text, grow, compact)
         if question == "kv_cache":
-            return work_bars(self.values, self.text, grow) if compact else work_picture(self.text, grow)
+            return work_bars(self.values, self.text, grow)
         if question == "memory":
-            return memory_picture(self.report, self.text, self.refusal_text, grow, compact)
+            if compact not in self._memory:
+                self._memory[compact] = memory_picture(self.report, self.text, self.refusal_text, compact)
+            return self._memory[compact]
         return price_picture(self.report, self.values, self.text, grow, compact)

@@ -559,3 +559,43 @@ def test_stepping_through_the_builds_lays_nothing_out_once_the_scene_was_idle(ma
         scene.belt.grab()
     assert not layouts
     assert all(text.px >= scene.context.theme.text_floor_px for text in scene.belt.drawn_texts())
+
+
+def test_the_corner_names_the_fp8_what_if_while_the_fp8_build_shows_it(make_scene):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("fp8"), animate=False)
+    scenario, report = scene.stage_subject()
+    assert (scenario.weights, scenario.batch) == ("fp8", 1) and report.weights_precision.id == "fp8"
+    assert report is scene.context.what_if(weights="fp8", batch=1)
+    scene.next_build()
+    assert scene.stage_subject() == (scene.context.store.scenario, scene.context.store.report)
+    scene.go_to_build(BUILDS.index("fp8"), animate=False)
+    scene.context.store.update(weights="int4")       # the person's precision wins: the corner names it
+    assert scene.stage_subject()[0].weights == "int4"
+
+
+def test_a_transition_touches_the_side_panel_once_at_its_end(make_scene, monkeypatch):
+    scene = make_scene()
+    scene.go_to_build(BUILDS.index("ratio"), animate=False)
+    calls = []
+    for widget in (scene.intensity_slider, scene.intensity_box):
+        monkeypatch.setattr(widget, "setValue", lambda value, widget=widget, real=widget.setValue:
+                            calls.append(widget) or real(value))
+    start = scene.clock.seconds()
+    scene.go_to_build(BUILDS.index("decode"), animate=True)
+    calls.clear()                                     # the key press itself may show the start
+    for frame in range(1, 30):
+        scene.clock.set_seconds(start + frame * TRANSITION_SECONDS / 20)
+    assert sorted(map(id, calls)) == sorted(map(id, (scene.intensity_slider, scene.intensity_box)))
+    assert scene.intensity_box.value() == pytest.approx(scene.decode_intensity(), abs=0.01)
+
+
+def test_a_render_never_shown_on_screen_does_no_idle_work(make_scene, qtbot):
+    from PySide6.QtCore import Qt
+    scene = make_scene()
+    scene.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    scene.show()
+    assert not scene._idle_timer.isActive() and not scene._idle_jobs     # nothing scheduled
+    scene.resize(1000, 500)
+    scene.retranslate()
+    assert not scene._idle_timer.isActive() and scene.plot is None

@@ -167,3 +167,19 @@ def test_captions_stay_short_in_both_languages():
 class _Longest(dict):
     def __missing__(self, key):
         return "00.0\u00a0ms"
+
+
+def test_the_control_on_decode_leaves_the_legend_to_decode():
+    model = model_for(DEFAULT, "roofline")
+    on_decode = {p.key: p for p in model.roofline_state(model.decode_intensity).points}
+    assert not on_decode["control"].in_legend and on_decode["decode"].in_legend
+    elsewhere = {p.key: p for p in model.roofline_state(30.0).points}
+    assert elsewhere["control"].in_legend
+
+
+def test_intensities_are_the_engines_and_counts_are_formatted_by_engine_units():
+    model = model_for(dataclasses.replace(DEFAULT, gpus=2))
+    decode = WHAT_IFS.changed(DEFAULT, batch=1).decode
+    assert model.decode_intensity == decode.flops_per_byte
+    assert model.caption_values["prefill_tokens"] == "1,000" and model.caption_values["gpus"] == "2"
+    assert model.caption_values["weights_total"] in model.text("notes.decode", **model.caption_values)

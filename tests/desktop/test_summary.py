@@ -193,3 +193,26 @@ def test_every_build_keeps_its_texts_above_the_floor_apart_and_inside(qtbot, cod
                 if wa is wb and overlap.width() > 1 and overlap.height() > 1:
                     problems.append(f"build {index}: {type(wa).__name__} {a.key} overlaps {b.key}")
     assert not problems, "\n".join(problems[:20])
+
+
+def test_the_memory_bars_are_handed_one_state_for_a_whole_reveal(summary, monkeypatch):
+    """Growing the bars would be a new state, and a new layout of the bars, on every tick of the reveal."""
+    memory = summary.pictures[QUESTIONS.index("memory")]
+    handed = []
+    real = memory.set_state
+    monkeypatch.setattr(memory, "set_state", lambda state: handed.append(state) or real(state))
+    summary.go_to_build(2 * QUESTIONS.index("memory") + 1)
+    now = summary.clock.seconds()
+    for tick in range(1, 25):
+        summary.clock.set_seconds(now + tick * REVEAL_SECONDS / 20)
+    assert len(handed) <= 1 and summary.revealed_answers() == [QUESTIONS.index("memory")]
+
+
+def test_share_bars_on_their_own_build_draw_above_the_floor_and_at_it_in_the_recap(summary):
+    floor = summary.context.theme.text_floor_px
+    summary.go_to_build(1, animate=False)
+    assert summary.pictures[0].theme.text_floor_px > 1.3 * floor
+    summary.pictures[0].grab()
+    assert all(text.px > 1.3 * floor for text in summary.pictures[0].drawn_texts())
+    summary.go_to_build(RECAP_BUILD, animate=False)
+    assert summary.pictures[0].theme.text_floor_px == floor

@@ -10,7 +10,7 @@ from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from desktop.scenes.kv_cache_model import PLAYBACK_TOKENS
 from desktop.scenes.summary_model import (
-    BUILDS, BUSY_SERVER_BATCH, QUESTIONS, RECAP_BUILD, SummaryModel, focus, linked_scene,
+    BUILDS, BUSY_SERVER_BATCH, QUESTIONS, RECAP_BUILD, BusyServer, SummaryModel, busy_server, focus, linked_scene,
 )
 from engine.kv_cache import tokens_processed_with_cache, tokens_processed_without_cache, work_ratio_without_cache
 from engine.units import format_bytes, format_count, format_percent, format_ratio, format_usd
@@ -22,7 +22,7 @@ TITLES = {1: "Why the GPU waits", 2: "The model in GPU memory", 4: "Prefill and 
 def make_model(code="en", scenario=DEFAULT_SCENARIO, titles=TITLES):
     store = ScenarioStore(scenario)
     language = Language(code)
-    busy = store.what_ifs.changed(store.scenario, batch=BUSY_SERVER_BATCH)
+    busy = busy_server(store.scenario, store.report, lambda **changes: store.what_ifs.changed(store.scenario, **changes))
     return SummaryModel(store.report, busy, titles, language.text, str), store.report, busy
 
 
@@ -55,18 +55,20 @@ def test_the_idle_gauge_is_the_engines_decode_utilisation_and_decode_share():
     assert format_percent(report.decode_share) in model.card(0).answer and idle in model.card(0).answer
 
 
-def test_the_work_counter_is_scene_fives_n_squared_against_n():
+def test_the_work_picture_is_scene_fives_n_squared_against_n_on_one_scale():
+    """Both totals on one scale: 500 is a sliver beside 125,250, never two full bars read as equal."""
     model, _, _ = make_model()
     state = model.picture(1)
-    assert state.generated_tokens == PLAYBACK_TOKENS and state.show_cached
-    assert state.naive_curve[-1] == tokens_processed_without_cache(PLAYBACK_TOKENS)
-    assert state.cached_curve[-1] == tokens_processed_with_cache(PLAYBACK_TOKENS)
+    naive, cached = state.rows
+    assert naive.parts[0].share == 1.0
+    assert cached.parts[0].share == pytest.approx(tokens_processed_with_cache(PLAYBACK_TOKENS)
+                                                  / tokens_processed_without_cache(PLAYBACK_TOKENS))
+    assert cached.parts[0].share < 0.01
     answer = model.card(1).answer
     for figure in (format_count(tokens_processed_without_cache(PLAYBACK_TOKENS)),
                    format_ratio(work_ratio_without_cache(PLAYBACK_TOKENS))):
         assert figure in answer
-    assert model.picture(1, grow=0.0).generated_tokens == 1
-    assert model.picture(1, grow=0.5).generated_tokens == PLAYBACK_TOKENS // 2
+    assert model.picture(1, grow=0.5).grow == 0.5 and model.picture(1, grow=0.5).rows == state.rows
 
 
 def test_the_memory_bars_are_the_shared_scenarios_weights_against_kv_on_every_gpu():
@@ -80,8 +82,12 @@ def test_the_memory_bars_are_the_shared_scenarios_weights_against_kv_on_every_gp
     assert format_bytes(report.weights_bytes_per_gpu) in model.card(2).answer
     assert format_bytes(report.kv_bytes_per_gpu) in model.card(2).answer
     assert state.title and not model.picture(2, compact=True).title
-    half = model.picture(2, grow=0.5)
-    assert used_bytes(half.bars[0]) == pytest.approx(used_bytes(state.bars[0]) / 2)
+    # Shown whole during a reveal, and the very same state every tick: no new layout of the bars per frame.
+    assert model.picture(2, grow=0.3) is model.picture(2, grow=0.9) is state
+    assert used_bytes(state.bars[0]) == pytest.approx(report.weights_bytes_per_gpu + report.kv_bytes_per_gpu
+                                                      + report.overhead_bytes_per_gpu)
+    # The recap names the bars by their short names: "GPU 1GPU 2" would run together under narrow bars.
+    assert [bar.name for bar in model.picture(2, compact=True).bars] == ["1", "2"]
 
 
 def test_the_price_bars_are_the_engines_prices_on_one_scale():
@@ -110,19 +116,43 @@ def test_the_recap_shows_the_work_counters_totals_as_bars():
     assert format_ratio(work_ratio_without_cache(PLAYBACK_TOKENS)) in state.headline
 
 
-def test_the_notes_quote_the_busy_server_that_brings_the_ratio_into_the_range_providers_charge():
-    model, _, busy = make_model()
-    assert 2 <= busy.output_to_input_price_ratio <= 4
-    assert model.values["busy_ratio"] == format_ratio(busy.output_to_input_price_ratio)
+def test_the_notes_quote_a_busy_server_that_fits_and_say_on_how_many_gpus():
+    """Batch 128 does not fit the default 70B on 2 x H800: the notes' busy server is the fewest GPUs it fits on."""
+    model, report, busy = make_model()
+    store = ScenarioStore(DEFAULT_SCENARIO)
+    assert not store.what_ifs.changed(store.scenario, batch=BUSY_SERVER_BATCH).fits
+    assert busy.kind == "fits" and busy.batch == BUSY_SERVER_BATCH and busy.gpus == 4 and busy.result.fits
+    assert busy.result.scenario.gpus == 4 and busy.result.scenario.batch == BUSY_SERVER_BATCH
+    assert 2 <= busy.result.output_to_input_price_ratio <= 4
+    assert model.values["busy_ratio"] == format_ratio(busy.result.output_to_input_price_ratio)
+    assert f"on 4 × {report.gpu.name}" in model.values["busy_sentence"]
+    assert model.values["busy_sentence"] in model.text("summary.notes.recap", **model.values)
 
 
-def test_values_follow_the_scenario_and_a_refused_busy_server_falls_back_to_the_scenario():
+def test_a_scenario_already_that_busy_is_said_to_be_so_with_its_own_batch():
+    scenario = dataclasses.replace(DEFAULT_SCENARIO, batch=256, gpus=8)
+    model, report, busy = make_model(scenario=scenario)
+    assert (busy.kind, busy.batch, busy.gpus) == ("already", 256, 8)
+    assert model.values["busy_batch"] == "256"
+    assert format_ratio(report.output_to_input_price_ratio) in model.values["busy_sentence"]
+
+
+def test_values_follow_the_scenario_and_a_refused_or_unfitting_busy_server_has_its_own_words():
     scenario = dataclasses.replace(DEFAULT_SCENARIO, usd_per_gpu_hour=7.0, batch=8)
     model, report, _ = make_model(scenario=scenario)
     assert model.values["price"] == "$7" and model.values["batch"] == "8"
     from engine import InputError
-    refused = SummaryModel(report, InputError("batch must be at least 1."), TITLES, Language("en").text, str)
-    assert refused.values["busy_ratio"] == format_ratio(report.output_to_input_price_ratio)
+    refusal = BusyServer("refused", BUSY_SERVER_BATCH, 2, InputError("batch must be at least 1."))
+    refused = SummaryModel(report, refusal, TITLES, Language("en").text, str)
+    assert refused.values["busy_ratio"] == "" and "refused" in refused.values["busy_sentence"]
+    assert "batch must be at least 1)" in refused.values["busy_sentence"]
+    # Nothing up to 8 GPUs holds it: the figure is the scenario's own count's, and said to be hypothetical.
+    store = ScenarioStore(dataclasses.replace(DEFAULT_SCENARIO, prompt_tokens=100_000, output_tokens=20_000))
+    busy = busy_server(store.scenario, store.report, lambda **c: store.what_ifs.changed(store.scenario, **c))
+    assert busy.kind == "hypothetical" and busy.gpus == store.scenario.gpus
+    unfitting = SummaryModel(store.report, busy, TITLES, Language("zh").text, str)
+    assert "假设" in unfitting.values["busy_sentence"]
+    assert unfitting.values["busy_ratio"] == format_ratio(busy.result.output_to_input_price_ratio)
 
 
 @pytest.mark.parametrize("code", ["en", "zh"])
@@ -143,3 +173,17 @@ def test_the_memory_answer_says_so_when_the_weights_alone_overflow_a_card():
     assert model.answer_key("memory") == "memory_over"
     assert format_bytes(report.weights_bytes_per_gpu) in model.card(2).answer
     assert make_model()[0].answer_key("memory") == "memory"
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+def test_the_recaps_slow_bars_name_their_parts_in_their_titles(code):
+    """A recap card has no room for a line of part labels under each bar: the titles name the parts."""
+    model, report, _ = make_model(code)
+    state = model.picture(0, compact=True)
+    request, compute = state.rows
+    assert format_percent(report.decode_share) in request.title
+    assert format_percent(1 - report.decode_share) in request.title
+    assert format_percent(report.decode.utilisation) in compute.title
+    assert format_percent(1 - report.decode.utilisation) in compute.title
+    assert not any(part.label for row in state.rows for part in row.parts)
+    assert all(part.label for row in model.picture(0).rows for part in row.parts)

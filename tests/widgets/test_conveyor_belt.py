@@ -157,6 +157,23 @@ def test_static_parts_are_drawn_once_and_redrawn_on_theme_change(qtbot):
     assert widget._static.cacheKey() != first
 
 
+def test_the_static_picture_is_kept_by_what_its_layout_depends_on_not_by_an_objects_id(qtbot):
+    """Evicted layouts are freed: a new one may get the old one's id, so the key is the layout's own key."""
+    import widgets.conveyor_belt as belt_module
+    widget = ConveyorBelt(THEMES["light"])
+    qtbot.addWidget(widget)
+    widget.resize(800, 400)
+    widget.set_state(state_for("h800", "fp16", 10.0, labels=LABELS))
+    widget.grab()
+    assert widget._layout_key in widget._static_key
+    first = widget._static.cacheKey()
+    for width in range(300, 300 + 10 * (belt_module.LAYOUTS_KEPT + 2), 10):     # every layout made since evicted
+        widget.prepare(widget.state, width, 300)
+    widget.set_state(state_for("h800", "fp16", 10.0, labels={**LABELS, "warehouse": "Store = HBM"}))
+    widget.grab()
+    assert widget._layout_key in widget._static_key and widget._static.cacheKey() != first
+
+
 LONG_LABELS = {**LABELS, "warehouse": "Warehouse = HBM", "belt": "Belt = HBM bandwidth",
                "worker": "Worker = compute units", "peak": "989 TFLOPS · FP16",
                "ratio": "compute ÷ bandwidth = 295\u00a0FLOP per byte", "belt_time": "a box every 597 ms",

@@ -85,3 +85,19 @@ def test_a_new_picture_replaces_the_old_one(card):
     card.set_picture(new)
     card.set_reveal(1.0)
     assert new.parent() is card and new.isVisibleTo(card) and not old.isVisibleTo(card)
+
+
+def test_the_card_lays_out_once_per_size_state_and_floor_as_every_state_widget(card, monkeypatch):
+    from widgets.state_widget import StateWidget
+    assert isinstance(card, StateWidget)
+    made = []
+    real = card._compute_layout
+    monkeypatch.setattr(card, "_compute_layout", lambda state: made.append(state) or real(state))
+    card.set_state(QuestionCardState("2 · Why?", "Because.", "", 0))
+    for progress in (0.1, 0.5, 0.9, 1.0):
+        card.set_reveal(progress)
+        card.grab()
+    assert len(made) == 1
+    card.set_theme(for_screen(THEMES["light"], 1080))        # a new floor: laid out again
+    card.grab()
+    assert len(made) == 2 and all(text.px >= card.theme.floor_px for text in card.drawn_texts())

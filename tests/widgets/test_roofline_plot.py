@@ -10,7 +10,8 @@ from desktop.i18n import Language
 from desktop.scenes.gpu_waits_model import compute_tick_number, intensity_number
 from engine import roofline
 from engine.catalog import default_catalog
-from widgets.roofline_plot import TEXT_PX_MIN, RooflinePlot
+from widgets.roofline_layout import TEXT_PX_MIN
+from widgets.roofline_plot import RooflinePlot
 from widgets.roofline_state import RooflinePoint, RooflineState
 from widgets.theme import THEMES
 
@@ -344,3 +345,28 @@ def test_the_control_marker_never_hides_the_decode_point_it_sits_on(qtbot):
     image = plot.grab().toImage()
     centre = markers["decode"].center().toPoint()
     assert image.pixelColor(centre).name() == QColor(THEMES["light"].warning).name()
+
+
+def test_a_point_left_out_of_the_legend_keeps_its_marker(qtbot):
+    """The control sitting on decode: its legend line would repeat decode's; its hollow marker still shows."""
+    from dataclasses import replace
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.resize(700, 500)
+    state = state_for("h800", "fp16", 1.02)
+    points = tuple(replace(p, in_legend=p.key != "control") for p in state.points)
+    plot.set_state(replace(state, points=points))
+    assert "legend.control" not in plot.label_texts() and "legend.decode" in plot.label_texts()
+    assert plot.point_position("control") == pytest.approx(plot.point_position("decode"))
+    plot.set_state(state)
+    assert "legend.control" in plot.label_texts()
+
+
+def test_lines_are_drawn_thicker_on_a_larger_screen(qtbot):
+    from widgets.theme import for_screen
+    widths = []
+    for height in (768, 2160):
+        plot = RooflinePlot(for_screen(THEMES["dark"], height))
+        qtbot.addWidget(plot)
+        widths.append((plot._roof.opts["pen"].widthF(), plot._ridge_line.pen.widthF()))
+    assert widths[1][0] > 2 * widths[0][0] and widths[1][1] > 2 * widths[0][1]
