@@ -74,3 +74,34 @@ def test_every_theme_paints_without_error(bars):
         bars.set_theme(for_screen(theme, 768))
         bars.set_state(replace(STATE, grow=0.3))
         assert not bars.grab().isNull()
+
+
+def _common_colour(image, rect):
+    from collections import Counter
+    centre = rect.center()
+    return Counter(image.pixel(int(centre.x()) + dx, int(centre.y()) + dy)
+                   for dx in range(-20, 20) for dy in range(-3, 3)).most_common(1)[0][0]
+
+
+def test_a_kind_of_fill_looks_the_same_in_share_bars_and_ratio_bars(qtbot):
+    """The summary shows both side by side: one ``bar_paint`` fills both, so "hatched" is one tint and pattern."""
+    from widgets.ratio_bars import RatioBars
+    from widgets.ratio_bars_state import Bar, RatioBarsState
+    theme = for_screen(THEMES["light"], 768)
+    share = ShareBars(theme)
+    ratio = RatioBars(theme)
+    for widget in (share, ratio):
+        qtbot.addWidget(widget)
+        widget.resize(600, 300)
+    share.set_state(ShareBarsState((BarRow("r", "", (BarPart("p", 1.0, "", "compute", "hatched"),)),)))
+    ratio.set_state(RatioBarsState((Bar("", 1.0, "", "hatched", "compute"),)))
+    share_rect = share.layout_now()[0][0][1][0][0]
+    ratio_rect = ratio.bar_rects()[0]
+    assert _common_colour(share.grab().toImage(), share_rect) == _common_colour(ratio.grab().toImage(), ratio_rect)
+
+
+def test_pens_and_patterns_grow_with_the_screen():
+    from widgets.bar_paint import line_scale, pen_px
+    small, large = for_screen(THEMES["dark"], 768), for_screen(THEMES["dark"], 2160)
+    assert line_scale(small) == 1.0 and pen_px(small, 1.0) == 1.0
+    assert line_scale(large) == pytest.approx(large.floor_px / 18) and pen_px(large, 1.0) > 2.5
