@@ -222,7 +222,9 @@ class Scene(QWidget):
         super().showEvent(event)
 
     def hideEvent(self, event) -> None:
-        self.clock.stop()
+        clock = getattr(self, "clock", None)     # None while Python tears a scene down under a still-live widget
+        if clock is not None:
+            clock.stop()
         super().hideEvent(event)
 
 

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QFontInfo, QFontMetricsF
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
@@ -25,11 +25,30 @@ MAX_CAPTION_LINES = 2
 TOLERANCE_PX = 1.0
 
 
-def _presenting(qtbot, cls, code: str, size: QSize, theme_id: str = "light"):
+@pytest.fixture
+def presenting(qtbot):
+    """A factory of slide frames as the projector shows them; each is kept alive until the test ends and then
+    closed and deleted by Qt before Python lets go of it (a frame collected later, while its scene's widgets
+    still exist, would call into half-destroyed Python objects)."""
+    frames = []
+
+    def make(cls, code: str, size: QSize, theme_id: str = "light"):
+        made = _presenting(cls, code, size, theme_id)
+        frames.append(made[0])
+        return made
+
+    yield make
+    for frame in frames:
+        frame.close()
+        frame.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    frames.clear()
+
+
+def _presenting(cls, code: str, size: QSize, theme_id: str = "light"):
     theme = for_screen(THEMES[theme_id], size.height())
     frame = SlideFrame(theme)
     frame.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-    qtbot.addWidget(frame)
     language = Language(code)
     scene = create_scene(cls, SceneContext(language, ScenarioStore(), theme))
     frame.stage.addWidget(scene)
@@ -51,8 +70,8 @@ def _caption_lines(frame: SlideFrame, caption: str) -> int:
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s.width()}x{s.height()}")
 @pytest.mark.parametrize("code", LANGUAGES)
 @pytest.mark.parametrize("cls", SCENES, ids=lambda cls: cls.key)
-def test_every_caption_fits_in_two_lines(qtbot, cls, code, size):
-    frame, scene, language = _presenting(qtbot, cls, code, size)
+def test_every_caption_fits_in_two_lines(presenting, cls, code, size):
+    frame, scene, language = presenting(cls, code, size)
     too_long = []
     for index in range(scene.build_count):
         scene.go_to_build(index, animate=False)
@@ -93,8 +112,8 @@ def _painting_widgets_without_report(stage: QWidget) -> list[str]:
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s.width()}x{s.height()}")
 @pytest.mark.parametrize("code", LANGUAGES)
 @pytest.mark.parametrize("cls", SCENES, ids=lambda cls: cls.key)
-def test_no_stage_text_is_below_the_floor_overlapping_or_cut(qtbot, cls, code, size, theme_id):
-    frame, scene, _ = _presenting(qtbot, cls, code, size, theme_id)
+def test_no_stage_text_is_below_the_floor_overlapping_or_cut(presenting, cls, code, size, theme_id):
+    frame, scene, _ = presenting(cls, code, size, theme_id)
     floor = for_screen(THEMES[theme_id], size.height()).text_floor_px
     problems = []
     builds = sorted({0, scene.build_count // 2, scene.build_count - 1})
