@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QEvent, QSize
+from PySide6.QtWidgets import QApplication
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
@@ -38,3 +40,24 @@ def window(make_window):
 @pytest.fixture
 def language():
     return Language("en")
+
+
+@pytest.fixture
+def presenting(qtbot):
+    """A factory of slide frames as the projector shows them; each is kept alive until the test ends and then
+    closed and deleted by Qt before Python lets go of it (a frame collected later, while its scene's widgets
+    still exist, would call into half-destroyed Python objects)."""
+    frames = []
+
+    def make(cls, code: str, size: QSize, theme_id: str = "light"):
+        from tests.desktop.test_presenter_standard import _presenting
+        made = _presenting(cls, code, size, theme_id)
+        frames.append(made[0])
+        return made
+
+    yield make
+    for frame in frames:
+        frame.close()
+        frame.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    frames.clear()

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QFontInfo, QFontMetricsF
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
@@ -23,26 +23,6 @@ SCENES = scene_classes()
 SIZES = [QSize(1024, 768), QSize(1920, 1080)]
 MAX_CAPTION_LINES = 2
 TOLERANCE_PX = 1.0
-
-
-@pytest.fixture
-def presenting(qtbot):
-    """A factory of slide frames as the projector shows them; each is kept alive until the test ends and then
-    closed and deleted by Qt before Python lets go of it (a frame collected later, while its scene's widgets
-    still exist, would call into half-destroyed Python objects)."""
-    frames = []
-
-    def make(cls, code: str, size: QSize, theme_id: str = "light"):
-        made = _presenting(cls, code, size, theme_id)
-        frames.append(made[0])
-        return made
-
-    yield make
-    for frame in frames:
-        frame.close()
-        frame.deleteLater()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    frames.clear()
 
 
 def _presenting(cls, code: str, size: QSize, theme_id: str = "light"):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
-from engine import Scenario, compute_report
+from engine import compute_report
 
 
 def test_an_update_recomputes_and_announces_the_report(qtbot):

@@ -12,7 +12,7 @@ from desktop.scenes.registry import scene_class
 from desktop.scenes.summary import REVEAL_SECONDS, SummaryScene
 from desktop.scenes.summary_model import QUESTIONS, RECAP_BUILD, linked_scene
 from engine.units import format_percent, format_usd
-from tests.desktop.test_presenter_standard import _presenting, _stage_texts
+from tests.desktop.test_presenter_standard import _stage_texts
 from widgets.theme import THEMES, for_screen
 
 
@@ -167,9 +167,9 @@ def test_a_language_switch_rewrites_every_card(summary):
 @pytest.mark.parametrize("theme_id", ["light", "projector"])
 @pytest.mark.parametrize("size", [QSize(1024, 768), QSize(1920, 1080)], ids=lambda s: f"{s.width()}x{s.height()}")
 @pytest.mark.parametrize("code", LANGUAGES)
-def test_every_build_keeps_its_texts_above_the_floor_apart_and_inside(qtbot, code, size, theme_id):
+def test_every_build_keeps_its_texts_above_the_floor_apart_and_inside(presenting, code, size, theme_id):
     """The presenter standard's check on every build, not only the first, middle and last."""
-    frame, scene, _ = _presenting(qtbot, SummaryScene, code, size, theme_id)
+    frame, scene, _ = presenting(SummaryScene, code, size, theme_id)
     floor = for_screen(THEMES[theme_id], size.height()).text_floor_px
     problems = []
     for index in range(scene.build_count):

@@ -235,3 +235,44 @@ def test_every_build_is_readable_with_real_counts(qtbot, code, screen):
                 overlap = a.rect.intersected(b.rect)
                 assert overlap.width() <= 1 or overlap.height() <= 1, (BUILDS[index], a.text, b.text)
         assert scene.caption() and scene.notes() and "…" not in scene.caption()
+
+
+def test_a_paste_being_read_survives_a_tokenizer_ticked_meanwhile(qtbot):
+    scene = make(qtbot)
+    scene.controls().parallel.setPlainText("你好\tHello\n推理加速\tfaster inference\n")
+    scene._parallel_timer.timeout.emit()                 # the paste is being read on the worker...
+    assert scene._paste_pending
+    with qtbot.waitSignal(scene._corpus_worker.finished, timeout=60_000):
+        choose_all_but_one(scene)                        # ...when a tokenizer is ticked
+    qtbot.waitUntil(lambda: not scene._paste_pending, timeout=60_000)
+    assert scene._own_parallel and len(scene._parallel.pairs) == 2
+    assert {c.tokenizer for c in scene._counts} >= set(tokenizer_ids()[:5])
+
+
+def test_refusals_and_failures_are_said_in_the_scenes_language(qtbot, monkeypatch):
+    from engine import InputError
+    scene = make(qtbot, code="zh")
+    said = []
+    monkeypatch.setattr(scene, "show_note", said.append)
+    try:
+        count_tokens("no-such-tokenizer", "x")
+    except InputError as error:
+        refusal = error
+    scene._on_played(refusal)
+    scene._on_counts(refusal)
+    scene._on_failed("UnicodeEncodeError: surrogates not allowed")
+    # Through the kit's refusal text (errors.toml's translation of the refusal's code where it has one).
+    assert said[:2] == [scene.context.refusal_text(refusal)] * 2, said
+    assert said[2] == scene.text("label.failed")
+
+
+@pytest.mark.parametrize("code", ["zh", "en"])
+def test_the_seed_cells_are_whole_in_a_1024x768_windows_stage(qtbot, code):
+    """The window's stage at 1024x768 (side panel and menus beside it): the row titles, which repeat the first
+    cell, give way before a cell is cut."""
+    scene = make(qtbot, code=code, loaded=False)
+    scene.resize(735, 560)
+    scene.prepare_for_export()
+    scene.go_to_build(0, animate=False)
+    _drawn(scene.seed_view)
+    assert not [chip for _rect, chip in scene.seed_view.drawn_chips() if chip.kind == "mark"]

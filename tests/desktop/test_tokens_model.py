@@ -98,7 +98,7 @@ def test_bad_text_is_cleaned_and_said_so():
 
 
 def test_control_and_direction_characters_are_drawn_by_their_code():
-    assert stage.visible("a\x00\u202eb", False) == "a<00><202E>b"
+    assert stage.visible("a\x00\u202eb", False) == "a<00><E2 80 AE>b"      # their UTF-8 bytes, as byte chips
     assert stage.visible(" x\n", True) == "·x↵" and stage.visible(" x\n", False) == " x↵"
 
 
@@ -172,3 +172,17 @@ def test_two_to_five_tokenizers_are_chosen():
     assert chosen_ids(["gpt2"]) == ("qwen2.5", "llama-3", "cl100k_base")
     assert len(chosen_ids(TOKENIZERS)) == 5
     assert chosen_ids(["gpt2", "qwen2.5", "nonsense"]) == ("qwen2.5", "gpt2")
+
+
+def test_a_pasted_pair_is_cleaned_and_a_corpus_count_stops_when_cancelled():
+    read = parse_parallel("推理\ud800\tfast\ud800er\n")
+    assert read.pairs and "\ufffd" in read.pairs[0].zh and "\ufffd" in read.pairs[0].en
+    assert corpus_job(read, ("gpt2",))[0].zh_total > 0            # a tokenizer reads it
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(Cancelled):
+        corpus_job(app_corpus(), ("gpt2",), stop)
+
+
+def test_the_cost_of_a_million_sentences_is_tokens_per_sentence_times_the_price_of_a_million():
+    assert cost_per_million_sentences(30.0, 2.0) == pytest.approx(60.0)
