@@ -15,10 +15,12 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
+from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scene import Scene, SceneContext
 from desktop.scenes.model_memory_model import (
     BUILD_CHANGES, BUILDS, WAYS, shown_values, stage_states, story_scenario,
 )
+from desktop.what_if import refused
 from widgets.memory_bars import MemoryBars
 
 COMPARE_BUILD = BUILDS.index("compare")
@@ -51,8 +53,19 @@ class ModelMemoryScene(Scene):
     # -- what the engine says, through the context -------------------------------------------
     def _collect(self, scenario, report) -> None:
         """Every build's what-if (cached by the context) and the shared report for "explore"."""
-        self._results = {phase: self.context.what_if_for(story_scenario(scenario, phase)) for phase in BUILD_CHANGES}
+        self._results = {phase: self._story(scenario, phase) for phase in BUILD_CHANGES}
         self._results["explore"] = report
+
+    def _story(self, scenario, phase: str):
+        """The story's what-if at the shared batch and lengths; where the story's model cannot take those (a
+        context past its longest), at the default scenario's, so the seed's story is always told."""
+        result = self.context.what_if_for(story_scenario(scenario, phase))
+        if refused(result):
+            lengths = {name: getattr(DEFAULT_SCENARIO, name) for name in ("batch", "prompt_tokens", "output_tokens")}
+            fallback = self.context.what_if_for(story_scenario(replace(scenario, **lengths), phase))
+            if not refused(fallback):
+                return fallback
+        return result
 
     def phase_results(self) -> dict:
         """The what-if (``Report`` or refusal) behind every build, by build name."""

@@ -20,7 +20,11 @@ from desktop.slide import SlideFrame, keep_units_whole
 from widgets.theme import THEMES, for_screen
 
 SCENES = scene_classes()
-SIZES = [QSize(1024, 768), QSize(1920, 1080)]
+SIZES = [QSize(1024, 768), QSize(1920, 1080), QSize(3840, 2160)]
+# (screen, theme) pairs the type test renders: both projector sizes in the light and projector themes, and
+# 4K in the dark theme, so every theme and every size is seen without rendering all nine pairs.
+SCREENS_AND_THEMES = [(QSize(1024, 768), "light"), (QSize(1024, 768), "projector"), (QSize(1920, 1080), "light"),
+                      (QSize(1920, 1080), "projector"), (QSize(3840, 2160), "dark")]
 MAX_CAPTION_LINES = 2
 TOLERANCE_PX = 1.0
 
@@ -88,8 +92,8 @@ def _painting_widgets_without_report(stage: QWidget) -> list[str]:
     return sorted(set(missing))
 
 
-@pytest.mark.parametrize("theme_id", ["light", "projector"])
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s.width()}x{s.height()}")
+@pytest.mark.parametrize("size, theme_id", SCREENS_AND_THEMES,
+                         ids=[f"{s.width()}x{s.height()}-{t}" for s, t in SCREENS_AND_THEMES])
 @pytest.mark.parametrize("code", LANGUAGES)
 @pytest.mark.parametrize("cls", SCENES, ids=lambda cls: cls.key)
 def test_no_stage_text_is_below_the_floor_overlapping_or_cut(presenting, cls, code, size, theme_id):
