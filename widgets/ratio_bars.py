@@ -1,68 +1,45 @@
 """Labelled horizontal bars on one scale (``widgets.ratio_bars_state``): ratios, prices, costs.
 
 Draws the ``RatioBarsState`` it is handed. The layout is computed once per
-state and size: labels start at 1.3 times the floor and step down to it until
-every label fits its row; a label that does not fit at the floor is left out.
-Each bar's kind has its own pattern (solid, hatched), repeated in the legend,
-so colour never carries the meaning alone.
+state, size and floor (``StateWidget.layout_now``): labels start at
+``max_label_scale`` times the floor and step down to it until every label fits
+its row; texts are placed by a ``LabelPlacer`` (never below the floor, never
+over one another: a label that does not fit is left out). Each bar's kind has
+its own pattern (``widgets.bar_paint``), repeated in the legend, so colour
+never carries the meaning alone; a bar of a tiny value still shows as a sliver.
 """
 from __future__ import annotations
 
 import math
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from widgets.bar_paint import fill_bar, line_scale, pen_px
 from widgets.ratio_bars_state import RatioBarsState, bar_share
-from widgets.text_fit import DrawnText, TextMeasure
+from widgets.state_widget import StateWidget
+from widgets.text_fit import LabelPlacer, TextMeasure
 from widgets.theme import Theme
 
 GAP_PX = 6
 GROUP_GAP_PX = 14
-PATTERNS = {"solid": Qt.BrushStyle.SolidPattern, "hatched": Qt.BrushStyle.BDiagPattern}
+MIN_BAR_PX = 4.0        # at 1024x768 (scaled with the screen): a bar of a tiny value is still seen
 LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+TOP_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+BOTTOM_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom
 
 
-def _alpha(color: QColor, alpha: float) -> QColor:
-    c = QColor(color)
-    c.setAlphaF(alpha)
-    return c
-
-
-class RatioBars(QWidget):
+class RatioBars(StateWidget):
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._theme = theme
-        self._state: RatioBarsState | None = None
+        super().__init__(theme, parent)
         self._measure = TextMeasure()
-        self._placed = None
-        self._placed_for: tuple | None = None
-        self._drawn: list[DrawnText] = []
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 120)
 
-    @property
-    def state(self) -> RatioBarsState | None:
-        return self._state
-
-    def set_state(self, state: RatioBarsState) -> None:
-        if state != self._state:
-            self._state = state
-            self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        self._placed_for = None
-        self.update()
-
     def sizeHint(self) -> QSize:
         return QSize(700, 400)
-
-    def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn)
 
     def bar_rects(self) -> list[QRectF]:
         """Where each bar of the state was laid out (widget coordinates), in order."""
@@ -71,35 +48,25 @@ class RatioBars(QWidget):
 
     # -- layout ------------------------------------------------------------------------------------
     def placed(self):
-        if self._state is None:
-            return None
-        key = (self._state, self.width(), self.height(), self._theme.text_floor_px)
-        if key != self._placed_for:
-            self._placed, self._placed_for = self._layout(self._state), key
-        return self._placed
+        return self.layout_now()
 
-    def _layout(self, state: RatioBarsState) -> dict:
+    def _lay_out(self) -> dict:
+        state: RatioBarsState = self.state
         m = self._measure
-        floor = int(math.ceil(self._theme.text_floor_px))
+        floor = self.theme.floor_px
         area = QRectF(0, 0, self.width(), self.height()).adjusted(2, 2, -2, -2)
-        placed = {"bars": [], "texts": [], "swatches": [], "reference": None}
-
-        def fit(key, text, box, px, role="text", bold=False, align=LEFT):
-            fitted = m.fit(text, box, px, bold, align, floor_px=floor) if text else None
-            if fitted is not None:
-                placed["texts"].append((key, fitted, role))
-            return fitted
-
+        texts = LabelPlacer(m, floor, QRectF(0, 0, self.width(), self.height()), gap_px=2, max_px=None)
+        placed = {"bars": [], "texts": texts, "swatches": [], "reference": None}
         if state.title:
             px = round(floor * 1.15)
-            got = fit("title", state.title, QRectF(area.left(), area.top(), area.width(), 2 * m.line_height(px, True)),
-                      px, bold=True, align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            got = texts.place("title", state.title, QRectF(area.left(), area.top(), area.width(),
+                                                           2 * m.line_height(px, True)), px, True, TOP_LEFT)
             if got:
                 area.setTop(got.rect.bottom() + GAP_PX)
         if state.footer:
             h = 2 * m.line_height(floor, False)
-            got = fit("footer", state.footer, QRectF(area.left(), area.bottom() - h, area.width(), h), floor,
-                      state.footer_role, align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
+            got = texts.place("footer", state.footer, QRectF(area.left(), area.bottom() - h, area.width(), h), floor,
+                              align=BOTTOM_LEFT, role=state.footer_role)
             if got:
                 area.setBottom(got.rect.top() - GAP_PX)
         if state.legend:
@@ -107,8 +74,9 @@ class RatioBars(QWidget):
             x = area.left()
             for kind, text, role in state.legend:
                 swatch = QRectF(x, area.top() + 3, line * 1.4, line - 6)
-                got = fit("legend", text, QRectF(swatch.right() + GAP_PX, area.top(), area.right() - swatch.right()
-                                                - GAP_PX, line), floor)
+                got = texts.place("legend", text, QRectF(swatch.right() + GAP_PX, area.top(),
+                                                         area.right() - swatch.right() - GAP_PX, line), floor,
+                                  align=LEFT)
                 if got is None:
                     break
                 placed["swatches"].append((swatch, kind, role))
@@ -122,7 +90,7 @@ class RatioBars(QWidget):
         groups = math.ceil(len(bars) / max(1, state.group_size))
         gaps = (len(bars) - groups) * 2 + (groups - 1) * GROUP_GAP_PX
         row_h = (area.height() - gaps) / len(bars)
-        px = max(floor, min(round(floor * 1.3), int(row_h * 0.7)))
+        px = max(floor, min(round(floor * state.max_label_scale), int(row_h * 0.7)))
         while True:
             label_w = max(m.width(bar.label, px, False) for bar in bars) + GAP_PX
             value_w = max((m.width(bar.value_label, px, True) for bar in bars), default=0) + GAP_PX
@@ -132,6 +100,9 @@ class RatioBars(QWidget):
         label_w = min(label_w, area.width() * 0.4)
         bar_left = area.left() + label_w
         bar_span = max(10.0, area.right() - bar_left - value_w)
+        reference_x = (bar_left + bar_span * min(1.0, state.reference / state.drawn_max())
+                       if state.reference is not None else None)
+        sliver = MIN_BAR_PX * line_scale(self.theme)
         y = area.top()
         for n, bar in enumerate(bars):
             if n and n % max(1, state.group_size) == 0:
@@ -139,56 +110,45 @@ class RatioBars(QWidget):
             elif n:
                 y += 2
             row = QRectF(area.left(), y, area.width(), row_h)
-            fit("label", bar.label, QRectF(row.left(), row.top(), label_w - GAP_PX, row_h), px, align=RIGHT)
-            width = bar_span * bar_share(state, bar)
+            texts.place("label", bar.label, QRectF(row.left(), row.top(), label_w - GAP_PX, row_h), px, align=RIGHT)
+            share = bar_share(state, bar)
+            width = max(bar_span * share, sliver if share > 0 else 0.0)
             thickness = min(row_h, max(m.line_height(px, False), min(row_h * 0.8, m.line_height(px, False) * 1.6)))
             rect = QRectF(bar_left, row.center().y() - thickness / 2, width, thickness)
             placed["bars"].append((rect, bar))
-            fit("value", bar.value_label, QRectF(rect.right() + GAP_PX, row.top(), area.right() - rect.right() - GAP_PX,
-                                                  row_h), px, bold=True)
+            value_box = QRectF(rect.right() + GAP_PX, row.top(), area.right() - rect.right() - GAP_PX, row_h)
+            over_line = reference_x is not None and value_box.left() - GAP_PX <= reference_x
+            texts.place("value", bar.value_label, value_box, px, True, LEFT, backdrop=over_line)
             y += row_h
-        if state.reference is not None:
-            x = bar_left + bar_span * min(1.0, state.reference / state.drawn_max())
+        if reference_x is not None:
             top = placed["bars"][0][0].top() - 2
-            placed["reference"] = (x, top, placed["bars"][-1][0].bottom() + 2)
+            placed["reference"] = (reference_x, top, placed["bars"][-1][0].bottom() + 2)
             if state.reference_label:
                 h = m.line_height(floor, False)
                 w = m.width(state.reference_label, floor, False)
-                left = min(max(area.left(), x - w / 2), area.right() - w)
-                fit("reference", state.reference_label, QRectF(left, top - h - 2, w + 1, h), floor, "muted",
-                    align=Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter)
+                left = min(max(area.left(), reference_x - w / 2), area.right() - w)
+                texts.place("reference", state.reference_label, QRectF(left, top - h - 2, w + 1, h), floor,
+                            role="muted")
         return placed
 
     # -- painting ------------------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
-        theme = self._theme
+        theme = self.theme
         painter.fillRect(self.rect(), theme.color("background"))
         self._drawn = []
         placed = self.placed()
         if placed is None:
             return
-        outline = QPen(theme.color("text"), max(1.0, theme.line_width / 2))
         for rect, bar in placed["bars"]:
-            self._fill(painter, rect, bar.kind, bar.role, outline)
+            fill_bar(painter, rect, theme, bar.role, bar.kind)
         for swatch, kind, role in placed["swatches"]:
-            self._fill(painter, swatch, kind, role, outline)
+            fill_bar(painter, swatch, theme, role, kind)
         if placed["reference"] is not None:
             x, top, bottom = placed["reference"]
-            painter.setPen(QPen(theme.color("text"), theme.line_width, Qt.PenStyle.DashLine))
+            painter.setPen(QPen(theme.color("text"), pen_px(theme, theme.line_width), Qt.PenStyle.DashLine))
             painter.drawLine(int(x), int(top), int(x), int(bottom))
-        for key, fitted, role in placed["texts"]:
-            if key in ("value", "reference"):          # over the reference line: readable on its own ground
-                painter.fillRect(fitted.rect, theme.color("background"))
-            painter.setPen(theme.color(role))
-            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
-            self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
-
-    def _fill(self, painter: QPainter, rect: QRectF, kind: str, role: str, outline: QPen) -> None:
-        color = self._theme.color(role)
-        painter.fillRect(rect, _alpha(color, 0.5 if kind == "solid" else 0.15))
-        if kind != "solid":
-            painter.fillRect(rect, QBrush(color, PATTERNS.get(kind, Qt.BrushStyle.BDiagPattern)))
-        painter.setPen(outline)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(rect)
+        texts: LabelPlacer = placed["texts"]
+        texts.paint(painter, theme, from_start=True)      # the layout is kept between paints
+        painter.end()
+        self._drawn = texts.drawn_texts()

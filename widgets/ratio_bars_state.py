@@ -7,7 +7,7 @@ summary scene reuses it), and the cost of the same content in Chinese and in
 English per tokenizer. Every value arrives computed and every text formatted
 and translated; nothing here knows what a token is.
 
-A bar's ``kind`` picks its pattern (``"solid"`` or ``"hatched"``), so two
+A bar's ``kind`` picks its pattern (``BAR_KINDS``: ``"solid"``, ``"hatched"``, ...), so two
 series read apart without colour; ``legend`` names the kinds. Bars are grouped
 by ``group_size`` (a gap after each group: Chinese and English of one
 tokenizer together). Labels that do not fit at the floor size are dropped in
@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-BAR_KINDS = ("solid", "hatched")
+# Pattern names (``widgets.bar_paint.KINDS``): one meaning per kind within a picture.
+BAR_KINDS = ("solid", "hatched", "crossed", "dotted", "striped", "ruled")
 LABEL_PRIORITY = ("title", "label", "value", "reference", "legend", "footer")
 
 
@@ -41,6 +42,7 @@ class RatioBarsState:
     footer_role: str = "muted"
     scale_max: float = 0.0             # what the full width stands for; at least the longest bar and the reference
     group_size: int = 1                # bars drawn together before a gap
+    max_label_scale: float = 1.3       # labels may grow up to this many times the floor when rows are roomy
 
     def drawn_max(self) -> float:
         longest = max((bar.value for bar in self.bars), default=0.0)

@@ -1,22 +1,26 @@
 """Texts cut into tokens: one outlined, shaded chip per token, in a grid of cells (``widgets.token_view_state``).
 
 Draws the ``TokenViewState`` it is handed; tokenizes nothing. The layout is
-computed once per state and size: the chip text starts at ``max_scale`` times
-the floor and steps down until every cell's chips fit, never below the floor;
-at the floor a cell that still overflows keeps the chips that fit and ends
-with "…". A chip's outline and alternating shade mark the cut, so colour is
+computed once per state, size and floor (``StateWidget.layout_now``): the chip
+text starts at ``max_scale`` times the floor and steps down until every cell's
+chips fit, never below the floor; where the row titles are optional (they repeat
+the first cell) they give their column to the cells before a cell is cut; at
+the floor a cell that still overflows keeps the chips that fit and ends with
+"…". Rows take the height their chips need, no more, so short texts sit
+together rather than spread over the stage. A chip's outline and alternating shade mark the cut, so colour is
 never alone: a byte chip (part of a cut character) has a dashed outline and
 names its character on the chip's second line.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from widgets.bar_paint import alpha, pen_px
+from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 from widgets.token_view_state import Chip, TokenViewState
@@ -25,58 +29,29 @@ GAP_PX = 4            # between chips, and between a cell's chips and its summar
 PAD_PX = 4            # inside a chip, around its text
 CELL_GAP_PX = 10      # between columns and between rows
 ELLIPSIS = "…"
+# Rows whose chips need less than this share of an equal share of the height take only what they need.
+PACK_BELOW = 0.7
 SHADE_ROLES = ("accent", "memory")
 
 
 @dataclass
 class _Placed:
-    chips: list = field(default_factory=list)      # (rect, chip, label, px, second line)
+    chips: list = field(default_factory=list)      # (rect, chip, label, px, the id fitted under it or None)
     texts: list = field(default_factory=list)      # (key, FittedText, role)
     lines: list = field(default_factory=list)      # grid rules (x0, y0, x1, y1)
 
 
-def _alpha(color: QColor, alpha: float) -> QColor:
-    c = QColor(color)
-    c.setAlphaF(alpha)
-    return c
-
-
-class TokenView(QWidget):
+class TokenView(StateWidget):
     """Draws a ``TokenViewState``; holds no tokenizer."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._theme = theme
-        self._state: TokenViewState | None = None
+        super().__init__(theme, parent)
         self._measure = TextMeasure()
-        self._placed: _Placed | None = None
-        self._placed_key: tuple | None = None
-        self._placed_state: TokenViewState | None = None
-        self._drawn: list[DrawnText] = []
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 120)
 
-    # -- what a scene drives -------------------------------------------------------------------
-    @property
-    def state(self) -> TokenViewState | None:
-        return self._state
-
-    def set_state(self, state: TokenViewState) -> None:
-        if state != self._state:
-            self._state = state
-            self.update()
-
-    def set_theme(self, theme: Theme) -> None:
-        self._theme = theme
-        self._placed_key = None
-        self.update()
-
     def sizeHint(self) -> QSize:
         return QSize(900, 500)
-
-    def drawn_texts(self) -> list[DrawnText]:
-        return list(self._drawn)
 
     def drawn_chips(self) -> list[tuple[QRectF, Chip]]:
         """The chips the last layout placed (rect in widget coordinates, chip), in order."""
@@ -85,24 +60,20 @@ class TokenView(QWidget):
 
     # -- layout ----------------------------------------------------------------------------------
     def placed(self) -> _Placed | None:
-        if self._state is None:
-            return None
-        key = (self.width(), self.height(), self._theme.text_floor_px)
-        if key != self._placed_key or self._placed_state is not self._state:
-            self._placed, self._placed_key, self._placed_state = self._layout(self._state), key, self._state
-        return self._placed
+        return self.layout_now()
 
     def _fit(self, placed: _Placed, key: str, text: str, box: QRectF, px: int, role: str = "text",
              bold: bool = False, align=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter) -> float:
         """Place one text; returns the height it takes (0 when it does not fit and is left out)."""
-        fitted = self._measure.fit(text, box, px, bold, align, floor_px=int(self._theme.text_floor_px))
+        fitted = self._measure.fit(text, box, px, bold, align, floor_px=self.theme.floor_px)
         if fitted is None:
             return 0.0
         placed.texts.append((key, fitted, role))
         return fitted.rect.height()
 
-    def _layout(self, state: TokenViewState) -> _Placed:
-        floor = int(math.ceil(self._theme.text_floor_px))
+    def _lay_out(self) -> _Placed:
+        state: TokenViewState = self.state
+        floor = self.theme.floor_px
         m = self._measure
         placed = _Placed()
         area = QRectF(0, 0, self.width(), self.height()).adjusted(2, 2, -2, -2)
@@ -121,17 +92,40 @@ class TokenView(QWidget):
         if not state.rows or area.height() <= 0:
             return placed
         top_px = max(floor, int(floor * state.max_scale))
-        px = top_px
-        while True:
-            grid = self._grid(state, area, px, floor, final=px <= floor)
-            if grid is not None:
-                placed.chips, placed.lines = grid[0], grid[1]
-                placed.texts += grid[2]
-                return placed
-            px = max(floor, int(px * 0.9))
+        attempts = (True, False) if state.row_titles_optional else (True,)
+        for n, titles in enumerate(attempts):
+            px = top_px
+            while True:
+                final = n == len(attempts) - 1 and px <= floor
+                grid = self._grid(state, area, px, floor, final, titles)
+                if grid is not None:
+                    needed = grid[3]
+                    if needed < PACK_BELOW * grid[4]:         # rows as tall as their chips: no empty bands
+                        grid = self._grid(state, area, px, floor, True, titles, row_h=needed)
+                    placed.chips = [(*chip, self._id_fit(chip, floor)) for chip in grid[0]]
+                    placed.lines = grid[1]
+                    placed.texts += grid[2]
+                    return placed
+                if px <= floor:
+                    break
+                px = max(floor, int(px * 0.9))
+        return placed
 
-    def _grid(self, state: TokenViewState, area: QRectF, px: int, floor: int, final: bool):
-        """Chips at ``px`` in every cell; None when some cell overflows and ``final`` is False."""
+    def _id_fit(self, chip, floor: int) -> FittedText | None:
+        """A chip's token id fitted under its label, once per layout (not on every paint)."""
+        rect, token, _label, px = chip
+        second = self._second_line(token)
+        if not second:
+            return None
+        top = rect.top() + PAD_PX + self._measure.line_height(px, False)
+        box = QRectF(rect.left() + PAD_PX, top, rect.width() - 2 * PAD_PX, self._measure.line_height(floor, False))
+        return self._measure.fit(second, box, floor, False, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                                 floor_px=floor)
+
+    def _grid(self, state: TokenViewState, area: QRectF, px: int, floor: int, final: bool, titles: bool = True,
+              row_h: float | None = None):
+        """Chips at ``px`` in every cell: (chips, lines, texts, the height the tallest row needs, the row height);
+        None when some cell overflows and ``final`` is False. ``titles`` False: no row-title column."""
         m = self._measure
         texts: list = []
         chips: list = []
@@ -139,8 +133,9 @@ class TokenView(QWidget):
         two_lines = state.show_ids
         chip_h = m.line_height(px, False) + 2 * PAD_PX + (m.line_height(floor, False) if two_lines else 0)
         header_h = m.line_height(floor, True) if state.columns else 0
-        titles = [row.title for row in state.rows] + ([state.columns[0]] if state.columns else [])
-        title_w = min(area.width() * 0.3, max((m.width(t, floor, True) for t in titles if t), default=0) + 8)
+        names = [row.title for row in state.rows] + ([state.columns[0]] if state.columns else [])
+        title_w = min(area.width() * 0.3, max((m.width(t, floor, True) for t in names if t), default=0) + 8) \
+            if titles else -CELL_GAP_PX
         n_cells = max(1, state.cell_count)
         cell_w = (area.width() - title_w - CELL_GAP_PX * n_cells) / n_cells
         if cell_w < 40:
@@ -148,6 +143,8 @@ class TokenView(QWidget):
         top = area.top()
         if state.columns:
             for n, name in enumerate(state.columns):
+                if n == 0 and not titles:
+                    continue
                 x = area.left() if n == 0 else area.left() + title_w + CELL_GAP_PX + (n - 1) * (cell_w + CELL_GAP_PX)
                 w = title_w if n == 0 else cell_w
                 fitted = m.fit(name, QRectF(x, top, w, header_h), floor, True,
@@ -155,16 +152,19 @@ class TokenView(QWidget):
                 if fitted is not None:
                     texts.append(("header", fitted, "muted"))
             top += header_h + GAP_PX
-        row_h = (area.bottom() - top - CELL_GAP_PX * (len(state.rows) - 1)) / len(state.rows)
+        share_h = (area.bottom() - top - CELL_GAP_PX * (len(state.rows) - 1)) / len(state.rows)
+        row_h = share_h if row_h is None else min(row_h, share_h)
         summary_h = m.line_height(floor, False)
+        needed = 0.0
         for r, row in enumerate(state.rows):
             y = top + r * (row_h + CELL_GAP_PX)
             if r:
                 lines.append((area.left(), y - CELL_GAP_PX / 2, area.right(), y - CELL_GAP_PX / 2))
             fitted = m.fit(row.title, QRectF(area.left(), y, title_w, row_h), floor, True,
-                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, floor_px=floor)
+                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, floor_px=floor) if titles else None
             if fitted is not None:
                 texts.append(("row", fitted, row.title_role))
+                needed = max(needed, fitted.rect.bottom() - y)
             for c, cell in enumerate(row.cells):
                 x = area.left() + title_w + CELL_GAP_PX + c * (cell_w + CELL_GAP_PX)
                 box = QRectF(x, y, cell_w, row_h)
@@ -174,8 +174,9 @@ class TokenView(QWidget):
                 if flowed is None:
                     return None
                 chips += flowed
+                bottom = flowed[-1][0].bottom() + GAP_PX if flowed else box.top()
+                needed = max(needed, bottom - GAP_PX - y + (summary_h + GAP_PX if has_summary else 0))
                 if has_summary:
-                    bottom = flowed[-1][0].bottom() + GAP_PX if flowed else box.top()
                     for summary in (cell.summary, cell.summary_short):
                         fitted = m.fit(summary, QRectF(box.left(), bottom, box.width(), summary_h), floor, False,
                                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, floor_px=floor)
@@ -183,7 +184,7 @@ class TokenView(QWidget):
                             break
                     if fitted is not None:
                         texts.append(("summary", fitted, cell.summary_role))
-        return chips, lines, texts
+        return chips, lines, texts, needed, row_h
 
     def _flow(self, cell, box: QRectF, px: int, floor: int, chip_h: float, final: bool):
         """The cell's chips flowed into ``box``; None when they do not all fit and ``final`` is False."""
@@ -223,7 +224,7 @@ class TokenView(QWidget):
         return self._measure.width(second, floor, False) if second else 0.0
 
     def _second_line(self, chip: Chip) -> str:
-        return chip.id_label if self._state is not None and self._state.show_ids and chip.kind != "mark" else ""
+        return chip.id_label if self.state is not None and self.state.show_ids and chip.kind != "mark" else ""
 
     def _with_ellipsis(self, out: list, box: QRectF, ellipsis_w: float, chip_h: float, px: int) -> list:
         """``out`` with a "…" chip after the last chip that leaves room for it on its line."""
@@ -247,28 +248,29 @@ class TokenView(QWidget):
     # -- painting ----------------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
-        theme = self._theme
+        theme = self.theme
         painter.fillRect(self.rect(), theme.color("background"))
         self._drawn = []
         placed = self.placed()
         if placed is None:
             return
         m = self._measure
-        floor = int(math.ceil(theme.text_floor_px))
-        painter.setPen(QPen(theme.color("muted"), 1.0))
+        painter.setPen(QPen(theme.color("muted"), pen_px(theme, 1.0)))
         for x0, y0, x1, y1 in placed.lines:
             painter.drawLine(int(x0), int(y0), int(x1), int(y1))
-        solid = QPen(theme.color("text"), max(1.0, theme.line_width / 2))
-        dashed = QPen(theme.color("warning"), max(1.0, theme.line_width / 2), Qt.PenStyle.DashLine)
-        for rect, chip, label, px in placed.chips:
+        width = pen_px(theme, theme.line_width / 2)        # thicker on a large screen: a 1 px dash vanishes
+        solid = QPen(theme.color("text"), width)
+        dashed = QPen(theme.color("warning"), width, Qt.PenStyle.DashLine)
+        inset = width / 2
+        for rect, chip, label, px, id_fit in placed.chips:
             if chip.kind == "mark":
                 painter.setPen(theme.color("muted"))
             else:
                 fill = theme.color("compute") if chip.kind == "bytes" else theme.color(SHADE_ROLES[chip.shade % 2])
-                painter.fillRect(rect, _alpha(fill, 0.16 if chip.shade % 2 == 0 else 0.28))
+                painter.fillRect(rect, alpha(fill, 0.16 if chip.shade % 2 == 0 else 0.28))
                 painter.setPen(dashed if chip.kind == "bytes" else solid)
                 painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
+                painter.drawRect(rect.adjusted(inset, inset, -inset, -inset))
                 painter.setPen(theme.color("text"))
             line_h = m.line_height(px, False)
             label_rect = QRectF(rect.left() + PAD_PX, rect.top() + PAD_PX, rect.width() - 2 * PAD_PX, line_h)
@@ -284,14 +286,9 @@ class TokenView(QWidget):
                 painter.drawText(part_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
                                  chip.part_of)
                 self._drawn.append(DrawnText("part_of", chip.part_of, px, QRectF(part_rect.adjusted(0, 0, -1, 0))))
-            second = self._second_line(chip)
-            if second:
-                box = QRectF(label_rect.left(), label_rect.bottom(), label_rect.width(), m.line_height(floor, False))
-                fitted = m.fit(second, box, floor, False, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                               floor_px=floor)
-                if fitted is not None:
-                    painter.setPen(theme.color("muted"))
-                    self._paint_text(painter, "id", fitted)
+            if id_fit is not None:
+                painter.setPen(theme.color("muted"))
+                self._paint_text(painter, "id", id_fit)
         for key, fitted, role in placed.texts:
             painter.setPen(theme.color(role))
             self._paint_text(painter, key, fitted)

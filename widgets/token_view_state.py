@@ -69,6 +69,9 @@ class TokenViewState:
     show_ids: bool = False
     # Chip text may grow up to this many times the floor size when everything fits (the seed's few examples).
     max_scale: float = 1.4
+    # The row titles repeat what the first cell shows (the seed's examples): their column goes to the cells
+    # before a cell would be cut.
+    row_titles_optional: bool = False
 
     @property
     def cell_count(self) -> int:

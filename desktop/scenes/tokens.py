@@ -23,14 +23,15 @@ from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QVBoxLayou
 
 from desktop.scene import Scene, SceneContext
 from desktop.scenes.tokens_controls import PlaygroundEditor, TokensControls, preview, set_editor_font
-from desktop.scenes.tokens_corpus_model import MAX_PAIRS, PastedCorpus, app_corpus, corpus_job, pasted_corpus_job
+from desktop.scenes.tokens_corpus_model import (
+    MAX_PAIRS, PastedCorpus, app_corpus, corpus_job, counted_tokenizers, pasted_corpus_job,
+)
 from desktop.scenes.tokens_model import (
     BUILDS, DEFAULT_TOKENIZERS, LARGE_PASTE_CHARS, VISIBLE_CHARS, PlaygroundResult, chosen_ids, playground_job, safe_job, seed_job,
 )
 from desktop.scenes import tokens_stage_model as stage
 from desktop.worker import Worker
 from engine import InputError
-from engine.tokens import tokenizer_for_model
 from engine.units import format_count
 from widgets.ratio_bars import RatioBars
 from widgets.token_view import TokenView
@@ -62,7 +63,9 @@ class TokensScene(Scene):
         self._played: PlaygroundResult | None = None
         self._held_text: str | None = None        # a paste too large for the text box
         self._held_bytes = 0                      # its UTF-8 size, for the note
-        self._cancel = threading.Event()
+        self._cancel = threading.Event()          # the playground's running count stops when this is set
+        self._corpus_cancel = threading.Event()   # the corpus count's, likewise
+        self._paste_pending = False               # the person's parallel text is being read and counted
         self._values: dict[str, str] = {}
         self._report = context.store.report
         self._build_stage()
@@ -75,7 +78,7 @@ class TokensScene(Scene):
         self._corpus_worker.finished.connect(self._on_counts)
         self.play_worker.finished.connect(self._on_played)
         for worker in (self._seed_worker, self._corpus_worker, self.play_worker):
-            worker.failed.connect(self.show_note)
+            worker.failed.connect(self._on_failed)
         self.play_worker.busy_changed.connect(self.busy.setVisible)
         self._started = False                     # vocabularies asked for (first show, a choice, an export)
         self._first_load = QTimer(self)
@@ -83,7 +86,7 @@ class TokensScene(Scene):
         self._first_load.setInterval(FIRST_LOAD_DELAY_MS)
         self._first_load.timeout.connect(self._load_chosen)
         self.retranslate()
-        self.editor.setPlainText(self._text("label.sample"))
+        self.editor.setPlainText(self.text("label.sample"))
         self.go_to_build(0, animate=False)
 
     def _build_stage(self) -> None:
@@ -93,10 +96,10 @@ class TokensScene(Scene):
         self.price_bars = self.themed(RatioBars(theme, self))
         self.cost_bars = self.themed(RatioBars(theme, self))
         cost_page = QWidget(self)
-        row = QHBoxLayout(cost_page)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.price_bars, 2)
-        row.addWidget(self.cost_bars, 3)
+        column = QVBoxLayout(cost_page)           # one above the other: each chart gets the stage's width
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.price_bars, 2)
+        column.addWidget(self.cost_bars, 5)
         play_page = QWidget(self)
         column = QVBoxLayout(play_page)
         column.setContentsMargins(0, 0, 0, 0)
@@ -135,9 +138,6 @@ class TokensScene(Scene):
         self._parallel_timer.timeout.connect(self._on_parallel_text)
 
     # -- the contract ----------------------------------------------------------------------------------
-    def _text(self, key: str, **values) -> str:
-        return self.context.language.text(f"{self.key}.{key}", **values)
-
     def controls(self) -> QWidget:
         return self._controls
 
@@ -151,14 +151,14 @@ class TokensScene(Scene):
         self._report = report
         counted = tuple(c.tokenizer for c in self._counts or ())
         if self._counts is not None and counted != self._counted():     # another model: its tokenizer for the notes
-            self._corpus_worker.run(corpus_job, self._parallel, self._counted())
+            self._count_corpus()
         self._refresh()
         self.texts_changed.emit()
 
     def retranslate(self) -> None:
-        self._controls.retranslate(self._text)
-        self.clear_button.setText(self._text("control.clear"))
-        self.editor.setPlaceholderText(self._text("control.playground_hint"))
+        self._controls.retranslate(self.text)
+        self.clear_button.setText(self.text("control.clear"))
+        self.editor.setPlaceholderText(self.text("control.playground_hint"))
         self._update_parallel_status()
         self._refresh()
         self.texts_changed.emit()
@@ -168,10 +168,12 @@ class TokensScene(Scene):
 
     def set_theme(self, theme) -> None:
         super().set_theme(theme)
-        set_editor_font(self.editor, round(theme.text_floor_px * 1.1))
+        set_editor_font(self.editor, round(theme.floor_px * 1.1))
         font = self.clear_button.font()
-        font.setPixelSize(max(1, round(theme.text_floor_px)))      # on the stage: no smaller than its floor
+        font.setPixelSize(theme.floor_px)                           # on the stage: no smaller than its floor
         self.clear_button.setFont(font)
+        # As tall as the text box, so the two line up on their row at every screen size.
+        self.clear_button.setFixedHeight(self.editor.maximumHeight())
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -185,9 +187,16 @@ class TokensScene(Scene):
         if self._cuts is None or self._seed_worker.busy:
             self._seed_worker.cancel()
             self._on_seed(seed_job(self._chosen))
-        if self._counts is None or self._corpus_worker.busy:
+        pasted = self._paste_pending or self._parallel_timer.isActive()
+        if self._counts is None or self._corpus_worker.busy or pasted:
+            self._parallel_timer.stop()
+            self._corpus_cancel.set()
             self._corpus_worker.cancel()
-            self._on_counts(corpus_job(self._parallel, self._counted()))
+            if pasted:
+                self._paste_pending = False
+                self._on_counts(safe_job(pasted_corpus_job, self._controls.parallel.toPlainText(), self._counted()))
+            else:
+                self._on_counts(safe_job(corpus_job, self._parallel, self._counted()))
         if self._played is None or self._debounce.isActive() or self.play_worker.busy:
             self._debounce.stop()
             self.play_worker.cancel()
@@ -197,7 +206,7 @@ class TokensScene(Scene):
     # -- what the stage shows --------------------------------------------------------------------------
     def _refresh(self) -> None:
         spaces, ids = self._controls.show_spaces.isChecked(), self._controls.show_ids.isChecked()
-        text = self._text
+        text = self.text
         pairs = len(self._parallel.pairs)
         self._values = stage.figures(self._report, self._counts, self._cuts, pairs, self._chosen, text)
         phase = self.phase()
@@ -221,10 +230,36 @@ class TokensScene(Scene):
         """The person's parallel text changed: read and count it on the worker (a large paste stays responsive)."""
         self._counts = None
         self._refresh()
-        self._corpus_worker.run(pasted_corpus_job, self._controls.parallel.toPlainText(), self._counted())
+        self._paste_pending = True
+        self._corpus_worker.run(safe_job, pasted_corpus_job, self._controls.parallel.toPlainText(), self._counted(),
+                                self._new_corpus_cancel())
+
+    def _count_corpus(self) -> None:
+        """Count the corpus again with ``_counted()`` (another choice, another model). A paste still being read
+        is read again with the current text: counting the old corpus would supersede it and lose it."""
+        if self._paste_pending or self._parallel_timer.isActive():
+            self._on_parallel_text()
+        else:
+            self._corpus_worker.run(safe_job, corpus_job, self._parallel, self._counted(), self._new_corpus_cancel())
+
+    def _new_corpus_cancel(self) -> threading.Event:
+        """The running corpus count stops at its next pair; the next one gets a fresh event."""
+        self._parallel_timer.stop()
+        self._corpus_cancel.set()
+        self._corpus_cancel = threading.Event()
+        return self._corpus_cancel
+
+    def _on_failed(self, _message: str) -> None:
+        """A job failed in a way the engine did not refuse with a sentence: say so in the person's language."""
+        self.show_note(self.text("label.failed"))
 
     def _on_counts(self, counts) -> None:
+        if isinstance(counts, InputError):
+            self._paste_pending = False
+            self.show_note(self.context.refusal_text(counts))
+            return
         if isinstance(counts, PastedCorpus):      # the person's parallel text, read and counted
+            self._paste_pending = False
             self._own_parallel, self._parallel_read, self._parallel = counts.own, counts.read, counts.counted
             self._update_parallel_status()
             counts = counts.counts
@@ -235,12 +270,12 @@ class TokensScene(Scene):
     def _update_parallel_status(self) -> None:
         own = self._parallel_read
         if own is None or not own.pairs:
-            self._controls.parallel_status.setText(self._text("control.parallel_none"))
+            self._controls.parallel_status.setText(self.text("control.parallel_none"))
             return
-        status = self._text("control.parallel_read", pairs=format_count(len(own.pairs)),
+        status = self.text("control.parallel_read", pairs=format_count(len(own.pairs)),
                             skipped=format_count(len(own.skipped_lines)))
         if own.cut_pairs:
-            status += " " + self._text("control.parallel_cut", cut=format_count(own.cut_pairs),
+            status += " " + self.text("control.parallel_cut", cut=format_count(own.cut_pairs),
                                        most=format_count(MAX_PAIRS))
         self._controls.parallel_status.setText(status)
 
@@ -251,8 +286,7 @@ class TokensScene(Scene):
 
     def _counted(self) -> tuple[str, ...]:
         """The tokenizers the corpus is counted with: the chosen ones and the scenario model's (for the notes)."""
-        model = tokenizer_for_model(self.context.store.scenario.model)
-        return self._chosen + ((model.id,) if model is not None and model.id not in self._chosen else ())
+        return counted_tokenizers(self._chosen, self.context.store.scenario.model)
 
     def _load_chosen(self) -> None:
         """Seed cuts and corpus counts for the chosen tokenizers, on the workers, and the playground's text.
@@ -260,7 +294,7 @@ class TokensScene(Scene):
         self._started = True
         self._first_load.stop()
         self._seed_worker.run(seed_job, self._chosen)
-        self._corpus_worker.run(corpus_job, self._parallel, self._counted())
+        self._count_corpus()
         self._debounce.start()
 
     # -- the playground --------------------------------------------------------------------------------------
@@ -307,7 +341,7 @@ class TokensScene(Scene):
 
     def _on_played(self, result) -> None:
         if isinstance(result, InputError):
-            self.show_note(str(result))
+            self.show_note(self.context.refusal_text(result))
             return
         self._played = result
         self._refresh()

@@ -10,6 +10,11 @@ The ratio of a tokenizer is the tokens of all Chinese sentences over the tokens
 of all English sentences (a sum, so a long pair weighs more than a short one, as
 it does on a bill). The cost of the same content is that many tokens at the
 report's price of a million output tokens (``cost_per_million_sentences``).
+
+A pasted side is cleaned as the playground's text is (``tokens_model.clean_text``:
+an unpaired surrogate becomes U+FFFD), so no tokenizer is handed text it cannot
+encode. Counting stops between pairs when its ``cancelled`` event is set (a
+later count superseded it).
 """
 from __future__ import annotations
 
@@ -17,13 +22,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from engine.tokens import count_tokens, load
+import threading
+
+from desktop.scenes.tokens_model import Cancelled, clean_text
+from engine.tokens import count_tokens, load, tokenizer_for_model
 
 CORPUS_FILE = "parallel_zh_en.txt"
 SECTION_PREFIX = "# section:"
 # User text: at most this many pairs are counted (a bigger paste is cut, and the scene says so).
 MAX_PAIRS = 5_000
-TOKENS_PER_MILLION = 1e6
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,7 @@ def parse_parallel(text: str) -> ParallelText:
                 section = line[len(SECTION_PREFIX):].strip()
             continue
         zh, tab, en = line.partition("\t")
-        zh, en = zh.strip(), en.strip()
+        zh, en = clean_text(zh).text.strip(), clean_text(en).text.strip()
         if not tab or not zh or not en:
             skipped.append(number)
             continue
@@ -106,18 +113,25 @@ class CorpusCounts:
         return self.en_total / len(self.en_tokens) if self.en_tokens else 0.0
 
 
-def count_pairs(tokenizer: str, parallel: ParallelText) -> CorpusCounts:
-    """Every pair counted by the engine (``engine.tokens.count_tokens``)."""
-    return CorpusCounts(tokenizer, tuple(count_tokens(tokenizer, pair.zh) for pair in parallel.pairs),
-                        tuple(count_tokens(tokenizer, pair.en) for pair in parallel.pairs))
+def count_pairs(tokenizer: str, parallel: ParallelText, cancelled: threading.Event | None = None) -> CorpusCounts:
+    """Every pair counted by the engine (``engine.tokens.count_tokens``); stops when ``cancelled`` is set."""
+    zh, en = [], []
+    for pair in parallel.pairs:
+        if cancelled is not None and cancelled.is_set():
+            raise Cancelled()
+        zh.append(count_tokens(tokenizer, pair.zh))
+        en.append(count_tokens(tokenizer, pair.en))
+    return CorpusCounts(tokenizer, tuple(zh), tuple(en))
 
 
-def corpus_job(parallel: ParallelText, tokenizers) -> tuple[CorpusCounts, ...]:
+def corpus_job(parallel: ParallelText, tokenizers, cancelled: threading.Event | None = None) -> tuple[CorpusCounts, ...]:
     """Every tokenizer's counts of ``parallel`` (loads vocabularies: run on a worker thread)."""
     out = []
     for tokenizer in tokenizers:
+        if cancelled is not None and cancelled.is_set():
+            raise Cancelled()
         load(tokenizer)
-        out.append(count_pairs(tokenizer, parallel))
+        out.append(count_pairs(tokenizer, parallel, cancelled))
     return tuple(out)
 
 
@@ -134,13 +148,20 @@ class PastedCorpus:
         return bool(self.read.pairs)
 
 
-def pasted_corpus_job(text: str, tokenizers) -> PastedCorpus:
+def pasted_corpus_job(text: str, tokenizers, cancelled: threading.Event | None = None) -> PastedCorpus:
     """A person's parallel text read and counted (a worker job: a large paste is parsed off the UI thread)."""
     own = parse_parallel(text)
     counted = own if own.pairs else app_corpus()
-    return PastedCorpus(own, counted, corpus_job(counted, tokenizers))
+    return PastedCorpus(own, counted, corpus_job(counted, tokenizers, cancelled))
+
+
+def counted_tokenizers(chosen: tuple[str, ...], model: str) -> tuple[str, ...]:
+    """The tokenizers the corpus is counted with: the chosen ones and the scenario model's (for the notes)."""
+    mine = tokenizer_for_model(model)
+    return chosen + ((mine.id,) if mine is not None and mine.id not in chosen else ())
 
 
 def cost_per_million_sentences(tokens_per_pair: float, usd_per_million_tokens: float) -> float:
-    """US dollars for a million sentences of ``tokens_per_pair`` tokens each at that price per million tokens."""
-    return tokens_per_pair * TOKENS_PER_MILLION * usd_per_million_tokens / TOKENS_PER_MILLION
+    """US dollars for a million sentences of ``tokens_per_pair`` tokens each: that is ``tokens_per_pair``
+    million tokens, so the price of a million tokens times ``tokens_per_pair`` (no physics: a unit change)."""
+    return tokens_per_pair * usd_per_million_tokens

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.errors import InputError
-from engine.token_pieces import TokenPiece, token_pieces
+from engine.token_pieces import TokenPiece, hex_bytes, token_pieces
 from engine.tokens import MAX_TEXT_BYTES, count_tokens, list_tokenizers, load, tokenizer_info
 from engine.units import format_count
 from widgets.token_view_state import Chip
@@ -51,7 +51,7 @@ CHUNK_CHARS = 65_536
 
 
 # Characters that draw as nothing or move other text (control, format, line and paragraph separators, but not
-# tab, line feed or carriage return): counted like any other, shown by their code ("<00>", "<202E>").
+# tab, line feed or carriage return): counted like any other, shown by their UTF-8 bytes ("<00>", "<E2 80 AE>").
 HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e"
                     "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
                     "\U000e0001\U000e0020-\U000e007f]")
@@ -111,9 +111,9 @@ VISIBLE_MARKS = str.maketrans({" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
 
 
 def visible(text: str, show_whitespace: bool) -> str:
-    """A chip's label: hidden characters as <XX> always, a line break as "↵" always (a chip is one line),
+    """A chip's label: hidden characters as their UTF-8 bytes <XX> always, a line break as "↵" always (a chip is one line),
     and spaces and tabs as marks when asked."""
-    text = HIDDEN.sub(lambda match: f"<{ord(match.group()):02X}>", text)
+    text = HIDDEN.sub(lambda match: "<" + hex_bytes(match.group().encode("utf-8")) + ">", text)
     if show_whitespace:
         return text.translate(VISIBLE_MARKS)
     return text.replace("\n", "↵").replace("\r", "␍")

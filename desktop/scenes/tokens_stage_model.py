@@ -9,6 +9,7 @@ report's fields; counts are the engine's.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from engine import InputError, Report
 from engine.tokens import tokenizer_for_model
@@ -20,6 +21,13 @@ from widgets.token_view_state import Chip, TokenCell, TokenRow, TokenViewState
 
 Text = Callable[..., str]
 PENDING = "…"           # a figure whose count has not arrived yet
+# One pattern per meaning in the whole scene (``widgets.bar_paint``): input solid and output hatched (the
+# summary's price bars too), fewer or more tokens than English dotted and crossed, Chinese and English striped
+# and ruled, so a pattern never means two things from one build to the next.
+FEWER, MORE = ("dotted", "good"), ("crossed", "warning")
+CHINESE, ENGLISH = ("striped", "accent"), ("ruled", "muted")
+
+
 def count_text(text: Text, count: int) -> str:
     return text("label.tokens", count=count, n=format_count(count))
 
@@ -45,7 +53,8 @@ def seed_state(cuts: Mapping[tuple[str, str], SeedCut] | None, chosen: Sequence[
                                    "warning" if differs else "text", summary_short=format_count(cut.count) + mark))
         rows.append(TokenRow(example, tuple(cells)))
     footer = text("label.seed_footer", n=format_count(differing)) if cuts else text("label.loading")
-    return TokenViewState(tuple(rows), columns, footer=footer, show_ids=show_ids, max_scale=1.5)
+    return TokenViewState(tuple(rows), columns, footer=footer, footer_role="text", show_ids=show_ids, max_scale=1.5,
+                          row_titles_optional=True)
 
 
 # -- build 2: Chinese against English -------------------------------------------------------------------------
@@ -58,10 +67,12 @@ def ratio_state(counts: Sequence[CorpusCounts] | None, pairs: int, own: bool, te
     bars = tuple(Bar(short_name(c.tokenizer), c.ratio,
                      text("label.ratio_value", ratio=format_ratio(c.ratio), zh=format_number(c.zh_per_pair),
                           en=format_number(c.en_per_pair)),
-                     "hatched" if c.ratio > 1 else "solid", "warning" if c.ratio > 1 else "good")
+                     *(MORE if c.ratio > 1 else FEWER))
                  for c in counts if chosen is None or c.tokenizer in chosen)
+    legend = ((*FEWER[:1], text("label.fewer_than_english"), FEWER[1]),
+              (*MORE[:1], text("label.more_than_english"), MORE[1]))
     return RatioBarsState(bars, title=title, reference=1.0, reference_label=text("label.same_as_english"),
-                          footer=text("label.ratio_footer"))
+                          legend=legend, footer=text("label.ratio_footer"))
 
 
 # -- build 3: what a token costs ----------------------------------------------------------------------------------
@@ -70,12 +81,12 @@ def price_state(report: Report | InputError, text: Text, refusal: Callable[[Inpu
         return RatioBarsState((), title=text("label.price_title"), footer=refusal(report), footer_role="warning")
     r = report
     per = text("label.per_million")
-    return price_bars_state(
+    return replace(price_bars_state(
         text("label.input"), text("label.output"), r.usd_per_million_input_tokens, r.usd_per_million_output_tokens,
         f"{format_usd(r.usd_per_million_input_tokens)} {per}", f"{format_usd(r.usd_per_million_output_tokens)} {per}",
         title=text("label.price_title"),
         footer=text("label.price_footer", ratio=format_ratio(r.output_to_input_price_ratio), **price_inputs(r)),
-        footer_role="text")
+        footer_role="text"), max_label_scale=1.0)      # the same label size as the cost chart beside it
 
 
 def price_inputs(report: Report) -> dict[str, str]:
@@ -91,7 +102,7 @@ def price_inputs(report: Report) -> dict[str, str]:
 def cost_state(counts: Sequence[CorpusCounts] | None, chosen: Sequence[str], report: Report | InputError,
                text: Text) -> RatioBarsState:
     title = text("label.cost_title")
-    legend = (("solid", text("label.chinese"), "compute"), ("hatched", text("label.english"), "memory"))
+    legend = ((CHINESE[0], text("label.chinese"), CHINESE[1]), (ENGLISH[0], text("label.english"), ENGLISH[1]))
     if not counts or isinstance(report, InputError):
         return RatioBarsState((), title=title, footer=text("label.loading") if not counts else "")
     price = report.usd_per_million_output_tokens
@@ -101,9 +112,9 @@ def cost_state(counts: Sequence[CorpusCounts] | None, chosen: Sequence[str], rep
             continue
         zh = cost_per_million_sentences(c.zh_per_pair, price)
         en = cost_per_million_sentences(c.en_per_pair, price)
-        bars += [Bar(f"{short_name(c.tokenizer)} · {text('label.chinese')}", zh, format_usd(zh), "solid", "compute"),
-                 Bar(f"{short_name(c.tokenizer)} · {text('label.english')}", en, format_usd(en), "hatched", "memory")]
-    return RatioBarsState(tuple(bars), title=title, legend=legend, group_size=2,
+        bars += [Bar(f"{short_name(c.tokenizer)} · {text('label.chinese')}", zh, format_usd(zh), *CHINESE),
+                 Bar(f"{short_name(c.tokenizer)} · {text('label.english')}", en, format_usd(en), *ENGLISH)]
+    return RatioBarsState(tuple(bars), title=title, legend=legend, group_size=2, max_label_scale=1.0,
                           footer=text("label.cost_footer", price=format_usd(price)))
 
 
@@ -120,7 +131,7 @@ def playground_state(result: PlaygroundResult | None, text: Text, show_whitespac
         rows.append(TokenRow(short_name(lane.tokenizer),
                              (TokenCell(lane.chips[show_whitespace], summary, "text", lane.cut),)))
     return TokenViewState(tuple(rows), footer=playground_notes(result, text, held_bytes), show_ids=show_ids,
-                          max_scale=1.0)
+                          max_scale=1.25)
 
 
 def playground_notes(result: PlaygroundResult, text: Text, held_bytes: int = 0) -> str:
@@ -169,7 +180,7 @@ def figures(report: Report | InputError, counts: Sequence[CorpusCounts] | None,
         if all(cut is not None for _name, cut in real):
             counts_text = separator.join(item(name, format_count(cut.count)) for name, cut in real)
             lines.append(text("label.seed_line", example=example, seed=format_count(seed_count), counts=counts_text)
-                         if text else f"{example} ({seed_count}): {counts_text}")
+                         if text else f"{example} ({format_count(seed_count)}): {counts_text}")
     values["seed_counts"] = (text("label.line_separator") if text else "; ").join(lines) if lines else PENDING
     values["differing"] = format_count(sum(cut.differs_from_seed() for (e, t), cut in (cuts or {}).items()
                                            if t in chosen))
