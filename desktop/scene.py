@@ -18,12 +18,14 @@ scenario's report arrives in ``on_report``; variants come from
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from desktop.error_text import error_text
 from desktop.what_if import WhatIf
 from engine import InputError
 from widgets.clock import AnimationClock
@@ -64,7 +66,6 @@ class SceneContext:
     def context_sweep(self, contexts: tuple[int, ...], **changes):
         """KV bytes and free bytes per GPU at ``contexts`` (the points a plot draws) for the shared scenario with
         ``changes`` (``desktop.what_if.ContextSweep``), or the engine's refusal; cached."""
-        import dataclasses
         try:
             scenario = dataclasses.replace(self.store.scenario, **changes)
         except TypeError:
@@ -73,7 +74,6 @@ class SceneContext:
 
     def refusal_text(self, error: InputError) -> str:
         """A refusal as one sentence in the current language."""
-        from desktop.error_text import error_text
         return error_text(self.language, error)
 
 
