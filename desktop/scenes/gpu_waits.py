@@ -73,6 +73,7 @@ class GpuWaitsScene(Scene):
         self._moving = False               # a transition ran at the last tick: one more refresh at its end
         self.belt = self.themed(ConveyorBelt(context.theme, self))
         self.plot: RooflinePlot | None = None       # created in idle time after the first show (_ensure_plot)
+        self._plot_laid_out = False
         self._plot_painted_at = None                 # the size it was last painted at while hidden
         self._controls = self._create_controls()
         self._idle_jobs: list = []
@@ -194,7 +195,8 @@ class GpuWaitsScene(Scene):
             self._idle_jobs = []
             self._idle_timer.stop()
             return
-        self._idle_jobs = [self._ensure_plot, self._paint_plot_once]
+        # The plot's construction and its first layout are separate turns: each stays one short frame.
+        self._idle_jobs = [self._create_plot, self._ensure_plot, self._paint_plot_once]
         self._idle_jobs += [partial(self._prepare_belt, build) for build in range(self.build_count)]
         self._idle_timer.start(IDLE_WORK_DELAY_MS)
 
@@ -209,13 +211,22 @@ class GpuWaitsScene(Scene):
         width = self.width() - (self._plot_width() if build >= ROOFLINE_BUILD else 0)
         self.belt.prepare(model.conveyor_state(model.target_intensity()), width, self.height())
 
-    def _ensure_plot(self) -> RooflinePlot:
+    def _create_plot(self) -> RooflinePlot:
+        """The plot widget, hidden and not yet laid out (the costliest part of it: pyqtgraph's items)."""
         if self.plot is None:
             self.plot = self.themed(RooflinePlot(self.context.theme, self))
             self.plot.hide()
-            self._place_stage()                             # laid out now, at the size it will be shown
-            self._prepare_plot()
+            self._plot_laid_out = False
         return self.plot
+
+    def _ensure_plot(self) -> RooflinePlot:
+        """The plot, created if need be and laid out at the size it will be shown."""
+        plot = self._create_plot()
+        if not self._plot_laid_out:
+            self._plot_laid_out = True
+            self._place_stage()
+            self._prepare_plot()
+        return plot
 
     def _paint_plot_once(self) -> None:
         """Painted once per size, hidden: its first showing reuses what pyqtgraph drew and cached (axes, fonts)."""
