@@ -39,6 +39,10 @@ READABLE_NOTES_PT = 8.0
 SMALLEST_NOTES_PT = 6.5            # still readable on paper; longer notes continue on the next page
 # Latin families whose digits Qt's PDF writer maps back to text (see ``handout_font``), in order of preference.
 LATIN_FAMILIES = ("Noto Sans", "DejaVu Sans", "Liberation Sans", "Arial", "Helvetica", "Nimbus Sans")
+# CJK families whose ideographs Qt's PDF writer maps back to the right characters (see ``handout_font``);
+# Debian: fonts-wqy-zenhei. Without one, Chinese in the handout still reads right but some characters search
+# as their Kangxi radicals.
+HANDOUT_CJK_FAMILIES = ("WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC")
 
 
 class Slide:
@@ -183,15 +187,19 @@ def export_scenes(classes: tuple[type[Scene], ...], language: Language, store: S
 
 
 def handout_font() -> QFont:
-    """The handout's type: a Latin family first, the app's CJK family for Chinese.
+    """The handout's type: a Latin family first, then a CJK family whose text survives in the PDF, then the
+    app's own families.
 
-    With a CJK OpenType family first, Qt's PDF writer gives digits and Latin letters no text mapping,
-    and ``pdftotext`` (or a search in a PDF reader) loses every number; a Latin family keeps them."""
+    With a CJK OpenType family first, Qt's PDF writer gives digits and Latin letters no text mapping, and
+    ``pdftotext`` (or a search in a PDF reader) loses every number; a Latin family keeps them. Noto Sans CJK
+    shares glyphs between ideographs and the Kangxi radicals, and the writer maps such a glyph back to the
+    radical (一 becomes ⼀), so a search for 一 finds nothing; ``HANDOUT_CJK_FAMILIES`` map back correctly."""
     font = QFont(QApplication.font())
     font.setFeature(QFont.Tag("liga"), 0)      # "ﬁ" in "prefill" would not be found by a search for "fi"
     installed = set(QFontDatabase.families())
     latin = [family for family in LATIN_FAMILIES if family in installed][:1]
-    font.setFamilies([*latin, *font.families()])
+    cjk = [family for family in HANDOUT_CJK_FAMILIES if family in installed][:1]
+    font.setFamilies([*latin, *cjk, *font.families()])
     return font
 
 

@@ -183,3 +183,8 @@ def test_the_handout_is_real_text_with_every_number_and_the_notes(qapp, tmp_path
     for number in ("320 KiB", "80", "125,250", "32,768"):
         assert number in text, number
     assert "N(N+1)/2" in text                 # a formula from the notes, not only the captions
+    from desktop.export import HANDOUT_CJK_FAMILIES
+    from PySide6.QtGui import QFontDatabase
+    if set(HANDOUT_CJK_FAMILIES) & set(QFontDatabase.families()):     # .ci/run installs fonts-wqy-zenhei
+        radicals = [c for c in text if 0x2F00 <= ord(c) <= 0x2FDF]
+        assert not radicals and "一" in text, radicals[:10]       # Chinese searchable as itself
