@@ -172,3 +172,21 @@ def test_the_clock_never_covers_the_corner_that_names_what_the_stage_shows(qtbot
     label = window.slide.subject_label
     corner = label.geometry().translated(label.parentWidget().mapTo(window.slide, label.pos()) - label.pos())
     assert not clock.intersects(corner), (clock, corner)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s.width()}x{s.height()}")
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_title_stays_on_one_line_beside_the_corner(presenting, code, size):
+    from desktop.stage_subject import subject_texts
+    long = []
+    for cls in SCENES:
+        frame, scene, _ = presenting(cls, code, size)
+        frame.set_texts(scene.title(), scene.caption())
+        frame.set_subject(*subject_texts(scene.context.language, scene))     # the default scenario's corner
+        frame.layout().activate()
+        label = frame.title_label
+        metrics = QFontMetricsF(label.font())
+        if metrics.horizontalAdvance(scene.title()) > label.contentsRect().width():
+            long.append(f"{cls.key}: {scene.title()!r} needs {metrics.horizontalAdvance(scene.title()):.0f} px, "
+                        f"has {label.contentsRect().width()}")
+    assert not long, "\n".join(long)
