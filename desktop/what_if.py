@@ -35,6 +35,7 @@ class ContextSweep(NamedTuple):
 # across a session's scenarios; a report is a few hundred bytes.
 CACHE_SIZE = 1024
 # A sweep holds three arrays of the contexts a plot draws (a few hundred); a handful of scenarios is plenty.
+# The crossover cache is kept to the same size (one batch sweep per scenario).
 SWEEP_CACHE_SIZE = 16
 
 
@@ -64,8 +65,8 @@ class WhatIfs:
             return cached
         try:
             result: WhatIf = compute_report(scenario, self.catalog)
-        except InputError as refusal:
-            result = refusal
+        except InputError as engine_refusal:
+            result = engine_refusal
         except (ArithmeticError, ValueError) as failure:
             # The engine promises InputError for bad input; numbers at the edge of a float that slip past
             # the catalogue's ranges are refused here rather than breaking a paint.
@@ -85,8 +86,10 @@ class WhatIfs:
         if key not in self._crossovers:
             try:
                 self._crossovers[key] = decode_crossover_batch(key, self.catalog)
-            except InputError as refusal:
-                self._crossovers[key] = refusal
+            except InputError as engine_refusal:
+                self._crossovers[key] = engine_refusal
+            if len(self._crossovers) > SWEEP_CACHE_SIZE:
+                self._crossovers.pop(next(iter(self._crossovers)))
         return self._crossovers[key]
 
     def context_sweep(self, scenario: Scenario, contexts: tuple[int, ...]) -> ContextSweep | InputError:
@@ -99,8 +102,8 @@ class WhatIfs:
                 contexts = sweep.checked_contexts(key[1])
                 self._sweeps[key] = ContextSweep(contexts, sweep.kv_bytes_for_contexts(key[0], contexts, self.catalog),
                                                  sweep.free_bytes_per_gpu_for_contexts(key[0], contexts, self.catalog))
-            except InputError as refusal:
-                self._sweeps[key] = refusal
+            except InputError as engine_refusal:
+                self._sweeps[key] = engine_refusal
             if len(self._sweeps) > SWEEP_CACHE_SIZE:
                 self._sweeps.pop(next(iter(self._sweeps)))
         return self._sweeps[key]

@@ -57,3 +57,14 @@ def test_the_crossover_and_context_sweeps_are_the_engines_and_refusals_come_back
     assert context.context_sweep(marks) is swept                  # cached
     assert refused(context.context_sweep((0, -5)))
     assert refused(context.context_sweep(marks, no_such_field=1))
+
+
+def test_arithmetic_the_engine_did_not_foresee_comes_back_as_a_refusal(monkeypatch):
+    import desktop.what_if as what_if
+
+    def overflowing(scenario, catalog=None):
+        raise OverflowError("math range error")
+
+    monkeypatch.setattr(what_if, "compute_report", overflowing)
+    result = _context().what_if(batch=7)
+    assert refused(result) and result.code == "engine.arithmetic" and "math range error" in str(result)
