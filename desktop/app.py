@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop import settings as settings_store
 from desktop.fonts import install_cjk_fallback
+from desktop.garbage import collect_on_ui_thread
 from desktop.i18n import Language
 from desktop.quit_signals import QuitOnSignals
 from desktop.default_scenario import DEFAULT_SCENARIO
@@ -40,6 +41,7 @@ def create_application() -> QApplication:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName(APP_NAME)
     app.setStyle("Fusion")    # the same look, and the themes' palettes, on every platform
+    collect_on_ui_thread(app)     # Python's cycle collector only between events, on this thread
     return app
 
 

@@ -204,6 +204,15 @@ class Scene(QWidget):
         widget.set_theme(self.context.theme)
         return widget
 
+    def own_controls(self, controls: QWidget) -> QWidget:
+        """``controls`` (what ``controls()`` will return) as this scene's hidden Qt child until the side panel
+        places them. Qt then deletes them with a scene that never reached the panel (an export, a speaker
+        preview, a test); a parentless widget would wait for Python's cycle collector, which may delete it
+        in the middle of Qt's event dispatch and crash the app."""
+        controls.setParent(self)
+        controls.hide()
+        return controls
+
     def set_theme(self, theme: Theme) -> None:
         self.context.theme = theme
         for widget in self._themed:

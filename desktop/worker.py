@@ -3,7 +3,9 @@
 Tokenizing a pasted text or a long sweep must not freeze the window. A scene
 owns a ``Worker`` and calls ``run(fn, *args)``; ``fn`` runs in a thread pool and
 its result arrives as ``finished(result)`` on the UI thread (the signal is
-emitted by a bridge object that lives there, so Qt queues it across threads).
+emitted by one bridge object that lives there for the whole run, so Qt queues it
+across threads and a pool thread never emits on an object the UI thread may be
+deleting: a scene deleted with a job in flight just never hears back).
 Only the latest job counts: a job superseded by a later ``run`` (the user typed
 on) is cancelled if it has not started, and its result dropped if it has, so a
 slow old answer never overwrites a new one nor holds a thread that new work needs. An exception becomes ``failed(message)``: the scene shows it as an
@@ -11,10 +13,12 @@ inline note. ``busy_changed(bool)`` drives a progress indicator.
 """
 from __future__ import annotations
 
+import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
+from shiboken6 import isValid
 
 # Two threads: the machine's cores; a third job would only wait for one of them.
 POOL_THREADS = 2
@@ -29,8 +33,31 @@ def _pool() -> ThreadPoolExecutor:
 
 
 class _Bridge(QObject):
-    """Lives on the UI thread; emitting from a pool thread is queued to it."""
-    done = Signal(int, bool, object)      # (job number, succeeded, result or message)
+    """Made once, on the UI thread, and never deleted before the interpreter ends (the pool's threads are
+    joined before that). A pool thread emits ``done``; Qt queues it to the UI thread, where the worker is
+    looked up: one that Qt has deleted meanwhile (its scene closed) is skipped."""
+    done = Signal(object, int, bool, object)     # (worker's weak reference, job number, succeeded, result)
+
+    def __init__(self):
+        super().__init__()
+        # Queued even when emitted on the UI thread (a job done before its callback was added): a result
+        # never arrives inside ``run``.
+        self.done.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+
+    def _deliver(self, worker_ref: weakref.ref, job: int, succeeded: bool, result: object) -> None:
+        worker = worker_ref()
+        if worker is not None and isValid(worker):
+            worker._on_done(job, succeeded, result)
+
+
+_BRIDGE: _Bridge | None = None
+
+
+def _bridge() -> _Bridge:
+    global _BRIDGE
+    if _BRIDGE is None:
+        _BRIDGE = _Bridge()
+    return _BRIDGE
 
 
 class Worker(QObject):
@@ -40,8 +67,7 @@ class Worker(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._bridge = _Bridge(self)
-        self._bridge.done.connect(self._on_done)
+        self._bridge = _bridge()          # made here, on the UI thread
         self._job = 0
         self._busy = False
         self._future: Future | None = None
@@ -57,8 +83,8 @@ class Worker(QObject):
         if self._future is not None:
             self._future.cancel()      # not started yet: it never will (one already running finishes, dropped)
         future = self._future = _pool().submit(fn, *args)
-        bridge = self._bridge
-        future.add_done_callback(lambda f, job=job: _report(bridge, job, f))
+        bridge, me = self._bridge, weakref.ref(self)
+        future.add_done_callback(lambda f, job=job: _report(bridge, me, job, f))
         self._set_busy(True)
         return job
 
@@ -84,19 +110,12 @@ class Worker(QObject):
             self.busy_changed.emit(busy)
 
 
-def _report(bridge: _Bridge, job: int, future: Future) -> None:
+def _report(bridge: _Bridge, worker: weakref.ref, job: int, future: Future) -> None:
     if future.cancelled():
         return                        # superseded before it started: nobody waits for it
     try:
         result = future.result()
     except Exception as error:        # the job's own failure, handed to the UI thread as a sentence
-        message = str(error) or type(error).__name__
-        try:
-            bridge.done.emit(job, False, message)
-        except RuntimeError:          # the scene (and its bridge) is gone: nobody to tell
-            pass
+        bridge.done.emit(worker, job, False, str(error) or type(error).__name__)
         return
-    try:
-        bridge.done.emit(job, True, result)
-    except RuntimeError:
-        pass
+    bridge.done.emit(worker, job, True, result)

@@ -50,3 +50,14 @@ def _qt_set_up_as_the_app_does(request):
         request.getfixturevalue("qapp")
         install_cjk_fallback(create_application())
         _APP_SET_UP.append(True)
+
+
+@pytest.fixture(autouse=True)
+def _collect_between_tests():
+    """Once the app's collector has turned Python's automatic one off (desktop.garbage), a test that spins no
+    event loop would let garbage pile up: collect what is due after each test, between events, as the app's
+    timer would."""
+    yield
+    if _APP_SET_UP:
+        from desktop.garbage import UiThreadCollector
+        UiThreadCollector.check()

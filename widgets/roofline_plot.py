@@ -84,10 +84,17 @@ class RooflinePlot(QWidget):
         self._layout: RooflineLayout | None = None
         self._layout_key: tuple | None = None
         self.plot_widget = pg.PlotWidget(self)
-        self.plot_widget.setMenuEnabled(False)
+        # A picture, never a control: no mouse event reaches it, so no pan, zoom or context menu. (Not
+        # setMenuEnabled(False): that hands the view box's parentless menu to Python's cycle collector, which
+        # would delete it at an arbitrary moment, possibly in the middle of Qt's event dispatch: a crash.)
+        self.plot_widget.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.plot_widget.setMouseEnabled(x=False, y=False)
         self.plot_widget.hideButtons()
         item = self.plot_widget.getPlotItem()
+        # pyqtgraph makes its two context menus without a Qt parent: as this widget's children Qt deletes them
+        # with it, at a moment Qt chooses.
+        for menu in (item.ctrlMenu, item.getViewBox().menu):
+            menu.setParent(self, menu.windowFlags())
         item.setLogMode(x=True, y=True)
         item.showGrid(x=True, y=True, alpha=0.15)
         for side in ("left", "bottom"):       # tick texts never leave their axis (the titles are beside it)

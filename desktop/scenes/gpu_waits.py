@@ -75,7 +75,7 @@ class GpuWaitsScene(Scene):
         self.plot: RooflinePlot | None = None       # created in idle time after the first show (_ensure_plot)
         self._plot_laid_out = False
         self._plot_painted_at = None                 # the size it was last painted at while hidden
-        self._controls = self._create_controls()
+        self._controls = self.own_controls(self._create_controls())
         self._idle_jobs: list = []
         self._idle_timer = QTimer(self)              # zero-time: runs when the event loop is idle
         self._idle_timer.setSingleShot(True)

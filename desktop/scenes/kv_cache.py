@@ -74,7 +74,7 @@ class KvCacheScene(Scene):
         self.growth = self.themed(KvGrowthPlot(context.theme, self))
         self.sharing = self.themed(KvSharing(context.theme, self))
         self.bars = self.themed(MemoryBars(context.theme, self))
-        self._controls = self._create_controls()
+        self._controls = self.own_controls(self._create_controls())
         self.clock.ticked.connect(self._on_tick)
         self.clock.ticked.connect(self.bars.set_seconds)
         self.go_to_build(0, animate=False)

@@ -75,7 +75,7 @@ class OneTokenScene(Scene):
         self.stepper = self.themed(DecodeStepper(context.theme, self))
         self.bars = self.themed(MemoryBars(context.theme, self))
         self._controls = None
-        self._controls = self._create_controls()
+        self._controls = self.own_controls(self._create_controls())
         self._retranslate_controls()
         self.clock.ticked.connect(self._on_tick)
         self._request_cut()

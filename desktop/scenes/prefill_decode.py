@@ -45,7 +45,7 @@ class PrefillDecodeScene(Scene):
         self._values: dict[str, str] | None = None           # formatted when a caption or notes are read
         self._notes: dict[str, str] | None = None
         self._reveal = Transition(model.strip_reveal(0))     # the strips' fill eases in as a phase is revealed
-        self._controls = self._create_controls()
+        self._controls = self.own_controls(self._create_controls())
         self.clock.ticked.connect(self._on_tick)
         self.go_to_build(0, animate=False)
 

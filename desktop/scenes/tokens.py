@@ -69,7 +69,7 @@ class TokensScene(Scene):
         self._values: dict[str, str] = {}
         self._report = context.store.report
         self._build_stage()
-        self._controls = TokensControls(self._chosen)
+        self._controls = self.own_controls(TokensControls(self._chosen))
         self._controls.chosen_changed.connect(self._on_chosen)
         self._controls.toggles_changed.connect(self._refresh)
         self._controls.parallel_changed.connect(self._parallel_timer.start)

@@ -16,6 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QApplication
+from shiboken6 import isValid
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from desktop.i18n import LANGUAGES, Language, load_texts
@@ -84,6 +87,31 @@ def test_every_phase_has_a_caption_and_notes(qtbot, cls, code):
         scene.go_to_build(index, animate=False)
         for kind in ("caption", "notes"):
             assert f"{cls.key}.{kind}.{scene.phase()}" in keys, (index, kind)
+
+
+@pytest.mark.parametrize("cls", SCENES, ids=lambda cls: cls.key)
+def test_qt_deletes_everything_a_scene_made_when_it_deletes_the_scene(qtbot, cls):
+    """Controls not yet in the side panel are the scene's Qt children: deleting a scene (an export, a speaker
+    preview) deletes them with it. A parentless widget would linger until Python's cycle collector deleted
+    it at an arbitrary moment, possibly in the middle of Qt's event dispatch (a crash)."""
+    before = set(map(id, QApplication.topLevelWidgets()))
+    scene = create_scene(cls, SceneContext(Language("zh"), ScenarioStore(), THEMES["light"]))
+    controls = scene.controls()
+    assert controls is None or controls.parent() is scene
+    scene.resize(960, 540)
+    scene.show()
+    qtbot.waitExposed(scene)
+    for index in range(scene.build_count):
+        scene.go_to_build(index)
+    gone = []
+    if controls is not None:
+        controls.destroyed.connect(lambda: gone.append(True))
+    scene.close()
+    scene.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert gone or controls is None
+    left = [w for w in QApplication.topLevelWidgets() if id(w) not in before and isValid(w) and w.parent() is None]
+    assert not left, [(type(w).__name__, w.objectName(), [type(c).__name__ for c in w.children()][:8]) for w in left]
 
 
 def test_every_build_shows_the_engines_scenario_and_never_changes_it(qtbot):

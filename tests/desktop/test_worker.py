@@ -76,3 +76,42 @@ def test_a_superseded_job_that_has_not_started_never_runs(qtbot):
         for gate in gates:
             gate.set()
     assert done.args == ["new"] and ran == []
+
+
+def test_a_worker_deleted_with_its_scene_while_a_job_runs_never_hears_back(qtbot):
+    """The export and the speaker view delete scenes whose jobs may still run: the pool thread's answer must
+    not reach (or be emitted on) anything Qt has deleted."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+    scene = QObject()
+    worker = Worker(scene)
+    started, release, heard = threading.Event(), threading.Event(), []
+    worker.finished.connect(heard.append)
+
+    def job():
+        started.set()
+        release.wait(10)
+        return "late"
+
+    future_done = threading.Event()
+    worker.run(job)
+    assert started.wait(10)
+    worker._future.add_done_callback(lambda _f: future_done.set())
+    scene.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    release.set()
+    assert future_done.wait(10)
+    other = Worker()                         # a later job's answer is queued behind the dropped one's
+    with qtbot.waitSignal(other.finished, timeout=10_000):
+        other.run(lambda: "next")
+    assert heard == []
+
+
+def test_a_result_never_arrives_inside_run(qtbot):
+    worker = Worker()
+    heard = []
+    worker.finished.connect(heard.append)
+    with qtbot.waitSignal(worker.finished, timeout=10_000):
+        worker.run(lambda: "quick")
+        assert heard == [] and worker.busy
+    assert heard == ["quick"] and not worker.busy

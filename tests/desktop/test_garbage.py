@@ -1,0 +1,68 @@
+"""The app's cycle collector runs on the UI thread between events: never on a worker thread, never
+automatically in the middle of a paint; garbage is still collected."""
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QApplication, QWidget
+
+from desktop.app import create_application
+from desktop.garbage import UiThreadCollector, collect_on_ui_thread
+from desktop.worker import Worker
+
+
+def _cycles(n: int) -> None:
+    for _ in range(n):
+        a, b = [], []
+        a.append(b)
+        b.append(a)
+
+
+def test_the_application_turns_automatic_collection_off_once(qtbot):
+    app = create_application()
+    assert not gc.isenabled()
+    assert collect_on_ui_thread(app) is collect_on_ui_thread(app)
+    assert len(app.findChildren(UiThreadCollector)) == 1
+
+
+def test_a_worker_thread_that_makes_garbage_never_collects(qtbot):
+    create_application()
+    threads = []
+
+    def watch(phase, _info):
+        if phase == "start":
+            threads.append(threading.current_thread() is threading.main_thread())
+
+    gc.callbacks.append(watch)
+    try:
+        worker = Worker()
+        with qtbot.waitSignal(worker.finished, timeout=30_000):
+            worker.run(_cycles, 200_000)       # hundreds of Python's generation-0 thresholds
+        qtbot.waitUntil(lambda: bool(threads), timeout=10_000)   # collected afterwards, by the UI thread's timer
+    finally:
+        gc.callbacks.remove(watch)
+    assert all(threads)
+
+
+def test_a_parentless_widget_in_a_cycle_is_still_deleted_between_events(qtbot):
+    create_application()
+    holder = QObject()
+    widget = QWidget()
+    widget.setObjectName("dropped")
+    widget.destroyed.connect(holder.deleteLater)        # a Qt-side sign that the widget went
+    widget.me = widget                                  # a cycle: only the cycle collector frees it
+    gone = weakref.ref(widget)
+    del widget
+    _cycles(2_000)                                      # enough allocation that a collection is due
+    qtbot.waitUntil(lambda: gone() is None, timeout=10_000)
+    assert not [w for w in QApplication.topLevelWidgets() if w.objectName() == "dropped"]
+
+
+def test_a_check_collects_only_what_is_due():
+    gc.collect()
+    assert UiThreadCollector.check() == -1
+    _cycles(gc.get_threshold()[0] + 10)
+    assert UiThreadCollector.check() == 0
