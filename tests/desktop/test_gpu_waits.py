@@ -333,6 +333,7 @@ def test_the_roofline_plot_is_made_in_idle_time_after_the_first_show(make_scene,
     scene.go_to_build(0, animate=False)
     scene.show()
     qtbot.waitUntil(lambda: scene.plot is not None)       # a zero-timer after the first frame
+    qtbot.waitUntil(lambda: not scene._idle_jobs)         # then its layout and one hidden paint, a turn each
     plot = scene.plot
     assert plot.isHidden() and plot.state is not None
     laid_out = plot._layout
