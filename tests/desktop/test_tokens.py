@@ -130,9 +130,11 @@ def test_a_stale_result_never_overwrites_a_newer_one(qtbot):
     scene.go_to_build(PLAYGROUND)
     scene.set_playground_text("first text " * 20000)
     scene._start_playground()
+    first = scene.play_worker._future
     result = played(qtbot, scene, "second")
     assert result.characters == len("second")
-    qtbot.wait(50)
+    qtbot.waitUntil(first.done)                   # the first job ended (or never started) ...
+    QApplication.processEvents()                  # ... and whatever it sent has been delivered
     assert scene.playground_result().characters == len("second")
 
 
