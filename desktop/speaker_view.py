@@ -33,7 +33,8 @@ NOTES_POINT_SIZE = 18        # notes are read at arm's length, in a hurry
 
 class SpeakerView(QWidget):
     def __init__(self, window):
-        super().__init__(None, Qt.WindowType.Window)
+        # A window of its own, owned by the main window: Qt deletes it with the window, never Python's collector.
+        super().__init__(window, Qt.WindowType.Window)
         self._window = window
         self.setObjectName("speaker_view")
         self.status_label = QLabel()

@@ -41,3 +41,26 @@ def test_the_audience_screen_shows_only_the_stage_while_the_speaker_view_is_open
     window.run_command("speaker")
     assert not window.speaker.isVisible()
     QApplication.processEvents()
+
+
+def test_closing_the_window_leaves_no_window_behind(qtbot):
+    """The speaker view is a separate window owned by the main one: deleted with it, by Qt."""
+    from PySide6.QtCore import QEvent
+    from desktop.i18n import Language
+    from desktop.scenario_store import ScenarioStore
+    from desktop.scenes.registry import scene_entries
+    from desktop.settings import Settings
+    from desktop.window import MainWindow
+    settings, language = Settings(), Language("en")
+    store = ScenarioStore(settings.scenario, language=language)
+    window = MainWindow(language, store, settings, store.catalog, scene_entries())
+    window.show()
+    window.run_command("speaker")
+    speaker = window.speaker
+    assert speaker.isVisible() and speaker.isWindow() and speaker.parent() is window
+    gone = []
+    speaker.destroyed.connect(lambda: gone.append(True))
+    window.close()
+    window.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert gone
