@@ -16,7 +16,7 @@ import time
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QFont, QGuiApplication, QPixmap
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop.presenter import KeyController
 from widgets.presenter_clock import format_elapsed
@@ -26,7 +26,9 @@ from widgets.presenter_clock import format_elapsed
 PREVIEW_DELAY_MS = 350
 # Once a second: the clocks show whole seconds.
 CLOCK_INTERVAL_MS = 1000
-PREVIEW_WIDTH_PX = 480
+PREVIEW_WIDTH_PX = 480              # the previews' width on a wide screen ...
+PREVIEW_SHARE = 0.4                 # ... and at most this share of a narrow speaker view: the notes keep the rest
+PREVIEW_MIN_WIDTH_PX = 160
 PREVIEW_SIZE = QSize(960, 540)       # rendered at a projector-like 16:9 and scaled down: the same layout the room sees
 NOTES_POINT_SIZE = 18        # notes are read at arm's length, in a hurry
 
@@ -49,9 +51,11 @@ class SpeakerView(QWidget):
         font = QFont(self.notes.font())
         font.setPointSize(NOTES_POINT_SIZE)
         self.notes.setFont(font)
+        self._sources: dict[QLabel, QPixmap] = {}     # each preview's full-size picture, scaled on resize
         for preview in (self.current_preview, self.next_preview):
             preview.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            preview.setMinimumWidth(PREVIEW_WIDTH_PX // 2)
+            # The picture is scaled to the width this view gives it; it never sets the view's minimum width.
+            preview.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         left = QVBoxLayout()
         for widget in (self.status_label, self.current_preview, self.next_label, self.next_preview):
             left.addWidget(widget)
@@ -130,12 +134,12 @@ class SpeakerView(QWidget):
     def _render_previews(self) -> None:
         from desktop import export       # loaded when the speaker view first needs it
         window = self._window
-        current = window.slide.grab().scaledToWidth(PREVIEW_WIDTH_PX, Qt.TransformationMode.SmoothTransformation)
-        self.current_preview.setPixmap(current)
+        self._show_preview(self.current_preview, window.slide.grab())
         step = self.next_step()
         language = window.language
         if step is None:
             self.next_label.setText(language.text("app.speaker.end"))
+            self._sources.pop(self.next_preview, None)
             self.next_preview.clear()
             return
         cls, build = step
@@ -147,8 +151,21 @@ class SpeakerView(QWidget):
                                         with_texts=False)
             self._preview_cache = {key: slide}       # the one the next key press shows; older ones are stale
         slide = self._preview_cache[key]
-        self.next_preview.setPixmap(QPixmap.fromImage(slide.image).scaledToWidth(
-            PREVIEW_WIDTH_PX, Qt.TransformationMode.SmoothTransformation))
+        self._show_preview(self.next_preview, QPixmap.fromImage(slide.image))
+
+    def preview_width(self) -> int:
+        """The previews' width: ``PREVIEW_WIDTH_PX``, less in a narrow view (a window on one small screen)."""
+        return max(PREVIEW_MIN_WIDTH_PX, min(PREVIEW_WIDTH_PX, round(self.width() * PREVIEW_SHARE)))
+
+    def _show_preview(self, label: QLabel, source: QPixmap) -> None:
+        self._sources[label] = source
+        label.setFixedWidth(self.preview_width())
+        label.setPixmap(source.scaledToWidth(self.preview_width(), Qt.TransformationMode.SmoothTransformation))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        for label, source in self._sources.items():
+            self._show_preview(label, source)
 
     def closeEvent(self, event) -> None:
         self._clock.stop()

@@ -64,3 +64,18 @@ def test_closing_the_window_leaves_no_window_behind(qtbot):
     window.deleteLater()
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert gone
+
+
+def test_in_a_narrow_speaker_view_the_notes_keep_most_of_the_width(qtbot, window):
+    """One 1024x768 screen: the speaker view is half of it; the previews shrink, the notes stay readable."""
+    window.run_command("speaker")
+    speaker = window.speaker
+    qtbot.addWidget(speaker)
+    speaker.resize(512, 768)
+    qtbot.waitUntil(lambda: speaker.next_preview.pixmap() is not None and not speaker.next_preview.pixmap().isNull(),
+                    timeout=10_000)
+    qtbot.waitUntil(lambda: speaker.notes.width() >= 0.5 * speaker.width())
+    for preview in (speaker.current_preview, speaker.next_preview):
+        assert preview.pixmap().width() <= 0.4 * speaker.width() + 1
+    speaker.resize(1600, 900)                           # a second screen: full-size previews again
+    qtbot.waitUntil(lambda: speaker.next_preview.pixmap().width() == speaker.preview_width() == 480)
