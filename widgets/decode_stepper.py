@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from widgets.decode_stepper_layout import Layout, TileBox, layout
 from widgets.decode_stepper_state import DecodeStepperState
@@ -49,6 +49,7 @@ def _blend(color: QColor, background: QColor, alpha: float) -> QColor:
 
 class DecodeStepper(StateWidget):
     """Draws a ``DecodeStepperState``; holds no physics."""
+    stage_sizes = ((160, 120), (900, 600))
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)
@@ -58,8 +59,6 @@ class DecodeStepper(StateWidget):
         self._still_key: tuple | None = None
         self._drawn_still: list[DrawnText] = []
         self._tile_pictures: dict[tuple, QPixmap] = {}
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(160, 120)
 
     # -- what a scene drives -------------------------------------------------------------------
     @property
@@ -94,9 +93,6 @@ class DecodeStepper(StateWidget):
         if theme != self._theme:
             self._still_key = None          # the still picture is painted in the theme's colours: paint it again
         super().set_theme(theme)
-
-    def sizeHint(self) -> QSize:
-        return QSize(900, 600)
 
     def _lay_out(self) -> Layout:
         return layout(self._measure, self._state, self.width(), self.height(), self._theme.floor_px)

@@ -13,9 +13,9 @@ repeated in the swatch beside its label.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from widgets.memory_bars_layout import FrameLayout, Placed, frame_layout, place, static_key
 from widgets.memory_bars_state import (
@@ -46,6 +46,7 @@ def _alpha(color: QColor, alpha: float) -> QColor:
 class MemoryBars(StateWidget):
     """Draws a ``MemoryBarsState``; holds no physics. ``state``: the state asked for last (the end of any
     running transition)."""
+    stage_sizes = ((120, 120), (900, 600))
 
     def __init__(self, theme: Theme, parent: QWidget | None = None, transition_seconds: float = TRANSITION_SECONDS):
         super().__init__(theme, parent)
@@ -58,8 +59,6 @@ class MemoryBars(StateWidget):
         self._frame_key: tuple | None = None
         self._placed: Placed | None = None
         self._placed_for: tuple | None = None
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(120, 120)
 
     # -- what a scene drives -----------------------------------------------------------------
     def shown_state(self) -> MemoryBarsState | None:
@@ -100,9 +99,6 @@ class MemoryBars(StateWidget):
 
     def animating(self) -> bool:
         return self._tween is not None
-
-    def sizeHint(self) -> QSize:
-        return QSize(900, 600)
 
     def placed(self) -> Placed | None:
         """Where everything goes for the current size and the shown state (what the next paint draws)."""

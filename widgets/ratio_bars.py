@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from widgets.bar_paint import fill_bar, line_scale, pen_px
 from widgets.ratio_bars_state import RatioBarsState, bar_share
@@ -32,14 +32,11 @@ BOTTOM_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom
 
 
 class RatioBars(StateWidget):
+    stage_sizes = ((160, 120), (700, 400))
+
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)
         self._measure = TextMeasure()
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(160, 120)
-
-    def sizeHint(self) -> QSize:
-        return QSize(700, 400)
 
     def bar_rects(self) -> list[QRectF]:
         """Where each bar of the state was laid out (widget coordinates), in order."""

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from widgets.request_timeline_state import (
     LABEL_PRIORITY, PHASES, Block, TimelineState, blocks_for_width, x_of, zoom_window,
@@ -52,15 +52,11 @@ class TimelineLayout:
 
 class RequestTimeline(StateWidget):
     """Draws a ``TimelineState``; holds no physics."""
+    stage_sizes = ((200, 120), (1200, 360))
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)
         self._measure = RememberedFits()
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(200, 120)
-
-    def sizeHint(self) -> QSize:
-        return QSize(1200, 360)
 
     # -- layout ----------------------------------------------------------------------------
     def _lay_out(self) -> TimelineLayout:

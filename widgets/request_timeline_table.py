@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from widgets.request_timeline_state import Cell, rows_kept
 from widgets.state_widget import StateWidget
@@ -47,15 +47,11 @@ class TableLayout:
 
 class RequestTable(StateWidget):
     """Draws a ``TableState``; holds no physics."""
+    stage_sizes = ((160, 80), (1200, 260))
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)
         self._measure = RememberedFits()
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(160, 80)
-
-    def sizeHint(self) -> QSize:
-        return QSize(1200, 260)
 
     def drawn_texts(self) -> list[DrawnText]:
         return super().drawn_texts() if self.isVisibleTo(self.parentWidget()) or self.parentWidget() is None else []

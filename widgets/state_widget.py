@@ -6,11 +6,14 @@ its last paint drew (``drawn_texts()``: a subclass's paint fills ``_drawn``).
 It paints every pixel itself, so the stage behind it need not be repainted first.
 A subclass that lays out per size and state defines ``_lay_out()`` and asks
 ``layout_now()``, which lays out again only when the size, state or floor changed.
+A subclass that takes whatever room the stage gives it names its ``stage_sizes``.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from typing import ClassVar
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from widgets.text_fit import DrawnText
 from widgets.theme import Theme
@@ -18,6 +21,10 @@ from widgets.theme import Theme
 
 class StateWidget(QWidget):
     """A widget that draws the frozen state it is handed, in the theme it is handed; holds no physics."""
+
+    # ((minimum width, height), (preferred width, height)) in px of a widget that expands to fill the room it is
+    # given; None keeps Qt's defaults.
+    stage_sizes: ClassVar[tuple[tuple[int, int], tuple[int, int]] | None] = None
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(parent)
@@ -28,6 +35,12 @@ class StateWidget(QWidget):
         self._layout_key: tuple | None = None
         # Every pixel is painted here: the stage behind need not be repainted first.
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        if self.stage_sizes is not None:
+            self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            self.setMinimumSize(*self.stage_sizes[0])
+
+    def sizeHint(self) -> QSize:
+        return QSize(*self.stage_sizes[1]) if self.stage_sizes is not None else super().sizeHint()
 
     @property
     def theme(self) -> Theme:

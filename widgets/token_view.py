@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from widgets.bar_paint import alpha, pen_px
 from widgets.state_widget import StateWidget
@@ -43,15 +43,11 @@ class _Placed:
 
 class TokenView(StateWidget):
     """Draws a ``TokenViewState``; holds no tokenizer."""
+    stage_sizes = ((160, 120), (900, 500))
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)
         self._measure = TextMeasure()
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(160, 120)
-
-    def sizeHint(self) -> QSize:
-        return QSize(900, 500)
 
     def drawn_chips(self) -> list[tuple[QRectF, Chip]]:
         """The chips the last layout placed (rect in widget coordinates, chip), in order."""
