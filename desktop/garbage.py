@@ -25,11 +25,11 @@ CHECK_INTERVAL_MS = 250
 class UiThreadCollector(QObject):
     """Owned by the application: made once, it turns Python's automatic collection off for the whole run."""
 
-    def __init__(self, parent: QObject, interval_ms: int = CHECK_INTERVAL_MS):
+    def __init__(self, parent: QObject):
         super().__init__(parent)
         gc.disable()
         self._timer = QTimer(self)
-        self._timer.setInterval(interval_ms)
+        self._timer.setInterval(CHECK_INTERVAL_MS)
         self._timer.timeout.connect(self.check)
         self._timer.start()
 
