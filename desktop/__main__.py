@@ -1,7 +1,7 @@
 """``python -m desktop``: start the app, present, or export scenes to files.
 
-    python -m desktop [--present] [--lang zh|en] [--scene N] [--theme light|dark|projector]
-    python -m desktop --export DIR [--lang zh|en] [--size WxH] [--scene N] [--theme ...]
+    python -m desktop [--present] [--lang zh|en] [--scene N|KEY] [--theme light|dark|projector]
+    python -m desktop --export DIR [--lang zh|en] [--size WxH] [--scene N|KEY] [--theme ...]
     python -m desktop --quit-after-first-frame      (prints milliseconds since the process started)
 
 A command line that cannot be used is refused before Qt starts: one sentence
@@ -55,10 +55,10 @@ def _alternatives(language, items) -> str:
     return alternatives_text(language, items)
 
 
-def scene_numbers() -> list[int]:
-    """The scenes this version has, from the registry (imports the scene modules, not QApplication)."""
+def scene_names() -> list[str]:
+    """The scenes this version has, by number and by key, from the registry (which imports no scene)."""
     from desktop.scenes.registry import scene_entries
-    return [entry.number for entry in scene_entries()]
+    return [f"{entry.number} ({entry.key})" for entry in scene_entries()]
 
 
 VALUE_OPTIONS = ("--lang", "--scene", "--theme", "--export", "--size")
@@ -92,7 +92,7 @@ class _Parser(argparse.ArgumentParser):
         return {
             "--lang": lambda: _alternatives(self.language, LANGUAGE_CODES),
             "--theme": lambda: _alternatives(self.language, THEME_IDS),
-            "--scene": lambda: _alternatives(self.language, scene_numbers()),
+            "--scene": lambda: _alternatives(self.language, scene_names()),
             "--export": lambda: text("app.cli.allowed.export"),
             "--size": lambda: text("app.cli.allowed.size"),
         }.get(option, lambda: "")()
@@ -125,10 +125,12 @@ def _choice_type(parser: _Parser, option: str, allowed: tuple[str, ...]):
 
 
 def _scene_type(parser: _Parser):
-    def parse(value: str) -> int:
-        if value.strip().isascii() and value.strip().lstrip("+-").isdigit() and len(value.strip()) <= 9:
-            return int(value)
-        raise parser.refuse_value("bad_scene", value=shown_argument(value), allowed=parser.allowed("--scene"))
+    def parse(value: str) -> str:
+        from desktop.scenes.registry import find_entry
+        entry = find_entry(value) if value.strip().isascii() and len(value) <= 100 else None
+        if entry is None:
+            raise parser.refuse_value("bad_scene", value=shown_argument(value), allowed=parser.allowed("--scene"))
+        return entry.key
     return parse
 
 
@@ -161,7 +163,7 @@ def _parser(language) -> _Parser:
     parser.add_argument("--present", action="store_true", help=text("app.cli.present"))
     parser.value_option("--lang", type=_choice_type(parser, "--lang", LANGUAGE_CODES), metavar="zh|en",
                         help=text("app.cli.lang"))
-    parser.value_option("--scene", type=_scene_type(parser), metavar="N", help=text("app.cli.scene"))
+    parser.value_option("--scene", type=_scene_type(parser), metavar="N|KEY", help=text("app.cli.scene"))
     parser.value_option("--theme", type=_choice_type(parser, "--theme", THEME_IDS), metavar="|".join(THEME_IDS),
                         help=text("app.cli.theme"))
     parser.value_option("--export", type=_export_type(parser), metavar="DIR", help=text("app.cli.export"))
@@ -208,8 +210,6 @@ def parse_command_line(argv: list[str], language) -> argparse.Namespace:
                 raise parser.refuse("not_with_export", option=option)
     elif args.size is not None:
         raise parser.refuse("size_needs_export", size="x".join(map(str, args.size)))
-    if args.scene is not None and args.scene not in scene_numbers():
-        raise parser.refuse("bad_scene", value=args.scene, allowed=parser.allowed("--scene"))
     return args
 
 

@@ -20,7 +20,7 @@ from desktop.i18n import Language
 from desktop.quit_signals import QuitOnSignals
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
-from desktop.scenes.registry import scene_class, scene_classes, scene_entries
+from desktop.scenes.registry import find_entry, scene_entries
 from desktop.theming import apply_theme
 from engine.catalog import default_catalog
 from widgets.theme import THEMES
@@ -59,8 +59,8 @@ def _startup_notes(app: QApplication, language: Language, loaded: settings_store
 
 
 def run_export(directory: Path, language: Language, size: QSize, theme_id: str,
-               scene_number: int | None = None) -> int:
-    """Every scene (or only scene ``scene_number``) at its last build to ``directory``: NN-key.png and handout.pdf.
+               scene: str | None = None) -> int:
+    """Every scene (or only the one ``scene`` names: a key or a number) at its last build to ``directory``: NN-key.png and handout.pdf.
 
     Returns the exit code: 0, 2 when ``directory`` is no place to write (a file, no permission,
     a read-only disk), 1 when writing failed for another reason (a full disk).
@@ -73,8 +73,8 @@ def run_export(directory: Path, language: Language, size: QSize, theme_id: str,
     apply_theme(app, theme)
     store = ScenarioStore(DEFAULT_SCENARIO)     # the default scenario: the same pictures every time
     try:
-        classes = scene_classes() if scene_number is None else (scene_class(scene_number),)
-        for path in export.export_scenes(classes, language, store, theme, size,
+        entries = scene_entries() if scene is None else (find_entry(scene),)
+        for path in export.export_scenes(entries, language, store, theme, size,
                                          png_dir=directory, pdf_path=directory / export.HANDOUT_FILE):
             print(language.text("app.export.wrote", path=str(path)))
     except OSError as error:
@@ -104,7 +104,7 @@ class FirstFrameWatcher(QObject):
         QApplication.instance().quit()
 
 
-def run_window(language: Language, language_code: str | None, theme_id: str | None, scene_number: int | None,
+def run_window(language: Language, language_code: str | None, theme_id: str | None, scene: str | None,
                present: bool, quit_after_first_frame: bool = False, milliseconds_since_start=None) -> int:
     """Start the window; ``language`` is the one the command line already speaks, set to the saved choice here."""
     from desktop.window import MainWindow    # the window's modules load only when a window is wanted
@@ -119,13 +119,13 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
     if theme_id:
         settings.theme = theme_id
     notes = _startup_notes(app, language, loaded)
-    if scene_number is not None:         # the command line has checked that it exists
-        settings.last_scene = scene_number
+    if scene is not None:                # the command line has checked that it exists
+        settings.last_scene = find_entry(scene).key
     store = ScenarioStore(settings.scenario, language=language)
     window = MainWindow(language, store, settings, store.catalog, scene_entries())
     _show_errors_inline(window, language)
     if present:
-        window.presentation.start(from_start=scene_number is None)
+        window.presentation.start(from_start=scene is None)
     else:
         window.show()
     for note in notes:

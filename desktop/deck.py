@@ -11,14 +11,14 @@ from PySide6.QtWidgets import QStackedWidget
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import Scene, SceneContext, create_scene
+from desktop.kit.scene import Scene, SceneKit, create_scene
 from desktop.scene_failure import FailedScene
-from desktop.scenes.registry import SceneEntry
+from desktop.scenes.registry import SceneEntry, find_entry
 from widgets.theme import Theme
 
 
 class SceneDeck(QObject):
-    current_changed = Signal(int)    # DESIGN.md number of the scene now shown (positions stay inside the deck)
+    current_changed = Signal(str)    # the key of the scene now shown (positions stay inside the deck)
     texts_changed = Signal()         # the title or caption of the shown scene may read differently
 
     def __init__(self, entries: tuple[SceneEntry, ...], language: Language, store: ScenarioStore,
@@ -48,31 +48,34 @@ class SceneDeck(QObject):
         return self.entries[self._position].load()
 
     @property
-    def current_number(self) -> int:
-        """The DESIGN.md number of the scene shown: a scene's one identity outside the deck."""
-        return self.entries[self._position].number
+    def current_key(self) -> str:
+        """The key of the scene shown: a scene's one identity outside the deck."""
+        return self.entries[self._position].key
 
-    def numbers(self) -> list[int]:
-        return [entry.number for entry in self.entries]
-
-    def position_of(self, number: int) -> int | None:
-        return next((p for p, entry in enumerate(self.entries) if entry.number == number), None)
+    def position_of(self, name) -> int | None:
+        """The position of the scene named by its key or its number (``registry.find_entry``), or None."""
+        entry = find_entry(name, self.entries)
+        return None if entry is None else self.entries.index(entry)
 
     def title_of(self, position: int) -> str:
-        return self._language.text(f"{self.entries[position].key}.title")
+        return self._language.text(self.entries[position].title_key)
+
+    def label_of(self, position: int) -> str:
+        """"3  One token at a time": what the scene list shows."""
+        return self.entries[position].label(self._language)
 
     def scene(self, position: int) -> Scene:
         """The scene at ``position``, created (with the current scenario and theme) on first use."""
         if position not in self._scenes:
-            context = SceneContext(self._language, self._store, self._theme)
+            kit = SceneKit(self._language, self._store, self._theme)
             entry = self.entries[position]
             try:
-                scene = create_scene(entry.load(), context)
+                scene = create_scene(entry.load(), kit)
             except Exception as failure:     # one scene that cannot be built must not take the app with it
-                scene = FailedScene.for_entry(entry, context, failure)
+                scene = FailedScene.for_entry(entry, kit, failure)
             scene.build_changed.connect(self._on_build_changed)
             scene.texts_changed.connect(self._on_build_changed)
-            scene.jump_requested.connect(self.go_to_number)     # e.g. the summary's links back to scenes
+            scene.jump_requested.connect(self.go_to)     # e.g. the summary's links back to scenes
             self._stage.addWidget(scene)
             self._scenes[position] = scene
         return self._scenes[position]
@@ -91,7 +94,7 @@ class SceneDeck(QObject):
             scene.go_to_build(scene.build_count - 1, animate=False)
         self._position = position
         self._stage.setCurrentWidget(scene)
-        self.current_changed.emit(self.entries[position].number)
+        self.current_changed.emit(self.entries[position].key)
         self.texts_changed.emit()
 
     def next(self) -> None:
@@ -113,9 +116,9 @@ class SceneDeck(QObject):
     def reset_current(self) -> None:
         self.current.reset()
 
-    def go_to_number(self, number: int) -> bool:
-        """Show the scene with DESIGN.md number ``number``; False when it is not registered."""
-        position = self.position_of(number)
+    def go_to(self, name) -> bool:
+        """Show the scene named by its key or number; False when it is not registered."""
+        position = self.position_of(name)
         if position is None:
             return False
         self.show(position, "first")

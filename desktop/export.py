@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import Scene, SceneContext, create_scene
-from desktop.scenes.registry import export_name
+from desktop.kit.scene import Scene, SceneKit, create_scene
+from desktop.scenes.registry import SceneEntry
 from desktop.slide import SlideFrame, keep_units_whole
 from desktop.stage_subject import subject_texts
 from engine.units import format_count, format_usd
@@ -67,7 +67,7 @@ def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, the
     theme = for_screen(theme, size.height())        # the picture's height is the screen's: same text floor
     frame = SlideFrame(theme)
     frame.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-    scene = create_scene(cls, SceneContext(language, store, theme))
+    scene = create_scene(cls, SceneKit(language, store, theme))
     frame.stage.addWidget(scene)
     frame.set_presenting_height(size.height())
     frame.resize(size)
@@ -83,7 +83,7 @@ def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, the
     if build is not None or not with_texts:
         scene.go_to_build(scene.build_count - 1 if build is None else build, animate=False)
         scene.clock.set_seconds(scene.clock.seconds() + 1.0)     # every transition finished
-    frame.set_texts(language.text(f"{cls.key}.title"), scene.caption())
+    frame.set_texts(scene.title(), scene.caption())
     frame.set_subject(*subject_texts(language, scene))
     frame.layout().activate()
     QApplication.processEvents()  # let the scene's widgets settle their layout at this size
@@ -157,7 +157,7 @@ def describe_scenario(language: Language, store: ScenarioStore) -> str:
         price=format_usd(scenario.usd_per_gpu_hour))
 
 
-def export_scenes(classes: tuple[type[Scene], ...], language: Language, store: ScenarioStore, theme: Theme,
+def export_scenes(entries: tuple[SceneEntry, ...], language: Language, store: ScenarioStore, theme: Theme,
                   size: QSize = DEFAULT_SIZE, png_dir: Path | None = None,
                   pdf_path: Path | None = None) -> Iterator[Path]:
     """Render one scene per step; yields each PNG when written and the PDF when finished.
@@ -170,10 +170,10 @@ def export_scenes(classes: tuple[type[Scene], ...], language: Language, store: S
         if pdf_path is not None else None
     complete = False
     try:
-        for cls in classes:
-            slide = render_slide(cls, language, store, theme, size)
+        for entry in entries:
+            slide = render_slide(entry.load(), language, store, theme, size)
             if png_dir is not None:
-                path = png_dir / f"{export_name(cls)}.png"
+                path = png_dir / f"{entry.export_name}.png"
                 write_atomically(path, _image_bytes(slide.image, path))   # never a truncated PNG in its place
                 yield path
             if handout is not None:

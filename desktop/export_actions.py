@@ -12,7 +12,6 @@ from pathlib import Path
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer
 from PySide6.QtWidgets import QFileDialog
 
-from desktop.scenes.registry import export_name
 
 
 class ExportActions(QObject):
@@ -34,9 +33,9 @@ class ExportActions(QObject):
     def current_scene_dialog(self) -> None:
         if self._refused_while_presenting():
             return
-        cls = self._window.deck.current_class
+        entry = self._window.deck.entries[self._window.deck.position]
         path, _ = QFileDialog.getSaveFileName(self._window, self._text("app.command.export_png"),
-                                              str(Path.home() / f"{export_name(cls)}.png"), "PNG (*.png)")
+                                              str(Path.home() / f"{entry.export_name}.png"), "PNG (*.png)")
         if path:
             self.current_scene(Path(path))
 
@@ -73,7 +72,7 @@ class ExportActions(QObject):
         from desktop import export
         window = self._window
         self._path = path
-        self._job = export.export_scenes(tuple(entry.load() for entry in window.deck.entries), window.language, window.store, window.theme,
+        self._job = export.export_scenes(window.deck.entries, window.language, window.store, window.theme,
                                          pdf_path=path)
         QTimer.singleShot(0, self._step)
 

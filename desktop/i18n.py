@@ -14,6 +14,8 @@ Switching the language emits ``Language.changed``; views re-read their text.
 from __future__ import annotations
 
 import tomllib
+from collections import ChainMap
+from collections.abc import Mapping
 from importlib import resources as package_files
 
 from PySide6.QtCore import QLocale, QObject, Signal
@@ -79,6 +81,11 @@ class Language(QObject):
         ``count`` picks the plural form where the text has one and is also
         available to the template as ``{count}``.
         """
+        return self.filled(key, values, count)
+
+    def filled(self, key: str, values: Mapping[str, str], count: int | None = None) -> str:
+        """``text(key)`` filled from ``values``, a mapping that is read only for the names the text uses (a
+        story's values: a caption asks the engine only for the numbers it shows)."""
         entry = self._texts.get(key)
         if entry is None:
             raise KeyError(f"no text with key {key!r}")
@@ -86,5 +93,5 @@ class Language(QObject):
         if isinstance(form, dict):
             form = form["one"] if count == 1 and "one" in form else form["other"]
         if count is not None:
-            values["count"] = count
-        return form.format(**values) if values else form
+            values = ChainMap({"count": count}, values)
+        return form.format_map(values) if values else form

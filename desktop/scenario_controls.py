@@ -28,6 +28,7 @@ from desktop.eliding_combo import ElidingComboBox
 from desktop.i18n import Language
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
+from desktop.kit.signals import signals_blocked
 from engine import InputError, Scenario
 from engine.catalog import Catalog
 from engine.efficiency import REALISTIC
@@ -234,16 +235,11 @@ class ScenarioControls(QGroupBox):
             index = box.findData(getattr(scenario, name))
             if index >= 0 and index != box.currentIndex():
                 box.setCurrentIndex(index)      # activated is only emitted by the user: no loop
-        self.gpu_count.blockSignals(True)
-        self.gpu_count.set_allowed(self.allowed_gpu_counts(scenario.model))
-        self.gpu_count.blockSignals(False)
-        for name, spin in self.counts.items():
-            spin.blockSignals(True)
-            spin.setValue(getattr(scenario, name))
-            spin.blockSignals(False)
-        self.price.blockSignals(True)
-        self.price.setValue(scenario.usd_per_gpu_hour)
-        self.price.blockSignals(False)
+        with signals_blocked(self.gpu_count, self.price, *self.counts.values()):
+            self.gpu_count.set_allowed(self.allowed_gpu_counts(scenario.model))
+            for name, spin in self.counts.items():
+                spin.setValue(getattr(scenario, name))
+            self.price.setValue(scenario.usd_per_gpu_hour)
         index = self.mode.findData(scenario.mode)
         if index >= 0:
             self.mode.setCurrentIndex(index)     # activated is only emitted by the user: no loop

@@ -14,7 +14,8 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.error_text import error_text
-from desktop.what_if import WhatIfs, refused
+from desktop.kit import questions
+from desktop.kit.answers import Answers, refused
 from engine import InputError, Scenario
 from engine.catalog import default_catalog
 
@@ -34,14 +35,14 @@ class ScenarioStore(QObject):
         super().__init__(parent)
         self._language = language
         self.catalog = catalog if catalog is not None else default_catalog()
-        self.what_ifs = WhatIfs(self.catalog)          # shared by the store and every scene's what-ifs
+        self.answers = Answers(self.catalog)          # the one cache of engine answers: the store's and every scene's
         self.last_error: InputError | None = None     # the latest refusal, kept so a view can re-read it
         self._scenario = scenario if scenario is not None else DEFAULT_SCENARIO
-        result = self.what_ifs.report(self._scenario)
+        result = self.answers.ask(questions.report, self._scenario)
         if refused(result):
             self.last_error = result
             self._scenario = DEFAULT_SCENARIO
-            result = self.what_ifs.report(self._scenario)
+            result = self.answers.ask(questions.report, self._scenario)
         self._report = result
 
     def error_message(self, error: InputError) -> str:
@@ -64,7 +65,7 @@ class ScenarioStore(QObject):
         """Make ``scenario`` the shared one; False (and ``error``) when the engine refuses it."""
         if scenario == self._scenario:
             return True
-        report = self.what_ifs.report(scenario)
+        report = self.answers.ask(questions.report, scenario)
         if refused(report):
             self.last_error = report
             self.error.emit(self.error_message(report))

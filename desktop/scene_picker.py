@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QWidget
 
+from desktop.kit.signals import signals_blocked
+
 from desktop.eliding_combo import ElidingComboBox
 
 PICKER_MIN_CHARACTERS = 14     # the closed box shows at least this much of "N  title"
@@ -24,16 +26,14 @@ class ScenePicker(ElidingComboBox):
 
     def set_entries(self, entries: list[str], current: int) -> None:
         """Replace the entries without telling anyone (``activated`` is only the user's)."""
-        self.blockSignals(True)
-        self.clear()
-        self.addItems(entries)
-        self.setCurrentIndex(current)
-        self.blockSignals(False)
+        with signals_blocked(self):
+            self.clear()
+            self.addItems(entries)
+            self.setCurrentIndex(current)
         if entries:
             widest = max(self.view().fontMetrics().horizontalAdvance(entry) for entry in entries)
             self.view().setMinimumWidth(widest + POPUP_PADDING)
 
     def set_current(self, position: int) -> None:
-        self.blockSignals(True)
-        self.setCurrentIndex(position)
-        self.blockSignals(False)
+        with signals_blocked(self):
+            self.setCurrentIndex(position)

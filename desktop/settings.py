@@ -33,7 +33,7 @@ from engine.errors import shown_value
 from engine.units import format_bytes
 from widgets.theme import DEFAULT_THEME, THEMES
 from desktop.default_scenario import DEFAULT_SCENARIO
-from desktop.scenes.registry import SCENE_NUMBERS
+from desktop.scenes.registry import FIRST_VERSION_NUMBERS, SCENES
 from desktop.i18n import LANGUAGES, Language
 
 FILE_NAME = "settings.json"
@@ -46,7 +46,7 @@ _KEPT: set[Path] = set()            # files that could not be read nor set aside
 class Settings:
     language: str | None = None      # None: follow the system locale
     theme: str = DEFAULT_THEME
-    last_scene: int = 1              # DESIGN.md number of the scene shown last
+    last_scene: str = SCENES[0]      # the key of the scene shown last
     clock_visible: bool = True
     scene_list_visible: bool = True  # False: the compact scene picker even in a wide window
     side_panel_visible: bool = True
@@ -112,12 +112,21 @@ def _valid_geometry(value) -> bool:
 _CHECKS = {
     "language": lambda v: v is None or v in LANGUAGES,
     "theme": lambda v: isinstance(v, str) and v in THEMES,
-    "last_scene": lambda v: _is_int(v) and v in SCENE_NUMBERS,
     "clock_visible": lambda v: isinstance(v, bool),
     "scene_list_visible": lambda v: isinstance(v, bool),
     "side_panel_visible": lambda v: isinstance(v, bool),
     "geometry": _valid_geometry,
 }
+
+
+def _scene_key(value) -> str | None:
+    """The key of the last scene: a key as saved (kept even when this version does not have that scene, so a
+    later one still finds it), or a number saved by the first version, read as the key it meant then."""
+    if isinstance(value, str) and value.strip() and value.isprintable() and len(value) <= 100:
+        return value.strip()
+    if _is_int(value):
+        return FIRST_VERSION_NUMBERS.get(value)
+    return None
 
 
 def _scenario_from(raw, loaded: Loaded) -> Scenario:
@@ -231,6 +240,12 @@ def load(path: Path | None = None) -> Loaded:
                 setattr(loaded.settings, name, raw[name])
             else:
                 _reset(loaded, name, raw[name])
+    if "last_scene" in raw:
+        key = _scene_key(raw["last_scene"])
+        if key is None:
+            _reset(loaded, "last_scene", raw["last_scene"])
+        else:
+            loaded.settings.last_scene = key
     if "scenario" in raw:
         loaded.settings.scenario = _scenario_from(raw["scenario"], loaded)
     return loaded

@@ -97,20 +97,20 @@ class SpeakerView(QWidget):
         language, deck = self._window.language, self._window.deck
         scene = deck.current
         self.setWindowTitle(language.text("app.speaker.title"))
-        self.status_label.setText(language.text("app.speaker.now", number=scene.number,
+        self.status_label.setText(language.text("app.speaker.now", number=deck.position + 1,
                                                 build=scene.build_index + 1, builds=scene.build_count))
         self.notes.setPlainText(scene.notes())
         self._tick()
         self._previews.start()
 
-    def next_step(self) -> tuple[type, int] | None:
-        """(scene class, build) the next key press shows, or None at the end of the talk."""
+    def next_step(self):
+        """(scene entry, build) the next key press shows, or None at the end of the talk."""
         deck = self._window.deck
         scene = deck.current
         if scene.build_index + 1 < scene.build_count:
-            return deck.current_class, scene.build_index + 1
+            return deck.entries[deck.position], scene.build_index + 1
         if deck.position + 1 < len(deck.entries):
-            return deck.entries[deck.position + 1].load(), 0
+            return deck.entries[deck.position + 1], 0
         return None
 
     # -- inside ------------------------------------------------------------------------------
@@ -142,13 +142,13 @@ class SpeakerView(QWidget):
             self._sources.pop(self.next_preview, None)
             self.next_preview.clear()
             return
-        cls, build = step
-        self.next_label.setText(language.text("app.speaker.next") if cls is window.deck.current_class
-                                else language.text("app.speaker.next_scene", number=cls.number))
-        key = (cls, build, window.store.scenario, language.code, window.theme.id)
+        entry, build = step
+        self.next_label.setText(language.text("app.speaker.next") if entry.key == window.deck.current_key
+                                else language.text("app.speaker.next_scene", number=entry.number))
+        key = (entry, build, window.store.scenario, language.code, window.theme.id)
         if key not in self._preview_cache:
-            slide = export.render_slide(cls, language, window.store, window.theme, PREVIEW_SIZE, build=build,
-                                        with_texts=False)
+            slide = export.render_slide(entry.load(), language, window.store, window.theme, PREVIEW_SIZE,
+                                        build=build, with_texts=False)
             self._preview_cache = {key: slide}       # the one the next key press shows; older ones are stale
         slide = self._preview_cache[key]
         self._show_preview(self.next_preview, QPixmap.fromImage(slide.image))

@@ -6,17 +6,18 @@ times are hypothetical" (DESIGN.md, presenter standard).
 """
 from __future__ import annotations
 
-from desktop.what_if import refused
+from desktop.kit.answers import refused
+from engine import InputError
 
 
 def subject_texts(language, scene) -> tuple[str, str]:
     """(subject, warning) for the stage of ``scene``; the warning is "" when there is nothing to warn of."""
     scenario, result = scene.stage_subject()
-    catalog = scene.context.catalog
+    catalog = scene.kit.catalog
     try:
         model, gpu = catalog.model(scenario.model).name, catalog.gpu(scenario.gpu).name
         weights, kv = catalog.precision(scenario.weights).name, catalog.precision(scenario.kv).name
-    except Exception:            # an id the catalogue no longer has: the refusal says which
+    except InputError:           # an id the catalogue no longer has: the refusal says which
         return "", language.text("app.stage.refused")
     precision = weights if weights == kv else language.text("app.stage.precision", weights=weights, kv=kv)
     subject = language.text("app.stage.subject", model=model, precision=precision,

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QApplication, QListWidget, QMainWindow, QSplitter,
 from desktop.deck import SceneDeck
 from desktop.export_actions import ExportActions
 from desktop.i18n import LANGUAGES, Language
+from desktop.kit.signals import signals_blocked
 from desktop.presentation import Presentation
 from desktop.presenter import BINDINGS, KeyController, PresenterLayer, key_label
 from desktop.scenario_controls import ScenarioControls
@@ -135,7 +136,7 @@ class MainWindow(QMainWindow):
         self._commands[name]()
 
     def jump_to(self, number: int) -> None:
-        if not self.deck.go_to_number(number):
+        if not self.deck.go_to(number):
             self.show_note(self.language.text("app.note.no_such_scene", number=number))
 
     def toggle_clock(self) -> None:
@@ -198,12 +199,11 @@ class MainWindow(QMainWindow):
         self.actions["language"].setText(f"{text('app.command.language')}\t{key_label('language')}")
         self.actions["scene_list"].setText(text("app.view.scene_list"))
         self.actions["scene_list"].setStatusTip(text("app.view.scene_list_tip"))
-        entries = [f"{number}  {self.deck.title_of(position)}" for position, number in enumerate(self.deck.numbers())]
-        self.scene_list.blockSignals(True)
-        self.scene_list.clear()
-        self.scene_list.addItems(entries)
-        self.scene_list.setCurrentRow(self.deck.position)
-        self.scene_list.blockSignals(False)
+        entries = [self.deck.label_of(position) for position in range(len(self.deck.entries))]
+        with signals_blocked(self.scene_list):
+            self.scene_list.clear()
+            self.scene_list.addItems(entries)
+            self.scene_list.setCurrentRow(self.deck.position)
         self.scene_picker.set_entries(entries, self.deck.position)
         self.scene_picker.setStatusTip(text("app.view.scene_picker_tip"))
         self.scene_picker.setAccessibleName(text("app.view.scene_picker_tip"))
@@ -256,12 +256,11 @@ class MainWindow(QMainWindow):
             self.deck.show(row)
             self.slide.setFocus()
 
-    def _on_scene_change(self, number: int) -> None:
-        self.settings.last_scene = number
-        position = self.deck.position_of(number)        # the row of the scene list and drop-down
-        self.scene_list.blockSignals(True)
-        self.scene_list.setCurrentRow(position)
-        self.scene_list.blockSignals(False)
+    def _on_scene_change(self, key: str) -> None:
+        self.settings.last_scene = key
+        position = self.deck.position_of(key)           # the row of the scene list and drop-down
+        with signals_blocked(self.scene_list):
+            self.scene_list.setCurrentRow(position)
         self.scene_picker.set_current(position)
         self.side_panel.show_scene_controls(self.deck.current.controls())
         self._fit_columns()

@@ -9,7 +9,7 @@ last (``set_reveal``). Compact mode (the recap): framed, question on top,
 picture, link at the bottom; no answer lines (they are in the notes).
 
 A click anywhere on a card whose link is shown emits ``link_clicked(scene
-number)``: the picture leaves mouse presses to its parent, so a click on the
+key)``: the picture leaves mouse presses to its parent, so a click on the
 picture counts too. The card decides nothing else.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ def box_ok(box: QRectF) -> bool:
 class QuestionCard(StateWidget):
     """Draws a ``QuestionCardState`` (``state``, ``theme``, ``drawn_texts`` and the layout per size, state and
     text floor come from ``StateWidget``) and hosts its answer's picture."""
-    link_clicked = Signal(int)
+    link_clicked = Signal(str)
 
     def __init__(self, theme: Theme | None = None, parent: QWidget | None = None):
         super().__init__(theme or THEMES["light"], parent)

@@ -22,7 +22,7 @@ class QuestionCardState:
     question: str                 # "1 · Why is an LLM slow?"
     answer: str = ""              # one or two lines under the picture
     link: str = ""                # "→ Scene 1: Why the GPU waits"; "" when no scene is linked
-    link_scene: int = 0           # the DESIGN.md number a click jumps to; 0: none
+    link_scene: str = ""          # the key of the scene a click jumps to; "": none
     compact: bool = False         # the recap: small type, framed, no answer lines
 
 

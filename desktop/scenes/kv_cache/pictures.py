@@ -1,4 +1,4 @@
-"""Scene 5's model, "the KV cache" (seed 1.5): Qt-free, tested without Qt.
+"""What each picture of "the KV cache" (seed 1.5) shows: Qt-free, tested without Qt (``story`` uses it).
 
 In: the shared scenario and its report (with its resolved model, precisions
 and GPU), what-if reports of the same scenario on 1 to 8 GPUs, the engine's
@@ -9,10 +9,10 @@ Every number is the engine's: the work curves (``engine.kv_cache.
 tokens_processed_without_cache`` / ``..._with_cache``), the factors of the
 bytes per token (``engine.kv_cache.kv_factors``, ``mha_factors``), the KV
 bytes and free memory at the contexts the plot draws (the kit's
-``SceneContext.context_sweep``: ``desktop.what_if.ContextSweep``), the longest context
+``desktop.kit.questions.context_sweep``), the longest context
 that fits and the conversations that fit (``Report.max_context_tokens`` and
 ``Report.max_sequences`` of what-ifs). This module only picks, formats and
-arranges them. The memory bar and the sharing table are in ``kv_cache_memory_model``.
+arranges them. The memory bar and the sharing table are in ``memory``.
 
 The builds follow the seed: the naive cost (work grows as N²), the cache (as
 N), its price (bytes per token, factor by factor, then across designs), how
@@ -32,8 +32,9 @@ from typing import Callable
 
 import numpy as np
 
-from desktop.scenes.kv_cache_memory_model import sharing_state
-from desktop.what_if import ContextSweep, refused
+from desktop.kit.answers import refused
+from desktop.kit.questions import ContextSweep
+from desktop.scenes.kv_cache.memory import sharing_state
 from engine import InputError
 from engine.memory import PREFILL_CHUNK_TOKENS
 from engine.kv_cache import (
@@ -149,7 +150,7 @@ def per_token_text(n_bytes: float) -> str:
 
 @dataclass(frozen=True)
 class Architectures:
-    """The catalogue entries the comparison needs (the view looks them up in ``context.catalog``)."""
+    """The catalogue entries the comparison needs (looked up in the kit's catalogue)."""
     fp8: object | None           # the FP8 precision, or None when the catalogue lacks it
     reference_mla: object | None  # DeepSeek-V3's model entry, or None
 
@@ -225,7 +226,7 @@ def longest_context(model) -> int:
 
 def sweep_contexts(max_tokens: int) -> tuple[int, ...]:
     """The contexts the growth plot draws (its curve points, the seed's marks, 1 and the longest): all the
-    engine's context sweep is asked for, once per scenario (``SceneContext.context_sweep``)."""
+    engine's context sweep is asked for, once per scenario (``desktop.kit.questions.context_sweep``)."""
     return tuple(int(c) for c in curve_contexts(max_tokens))
 
 
@@ -310,20 +311,7 @@ def growth_at(base: KvGrowthState, tokens: int, kv_bytes: float, text: Text) -> 
                    labels={**base.labels, "current": current})
 
 
-# -- phases and the values of captions and notes --------------------------------------------------------
-def phase(build: int, report, longest: int, sharing_result) -> str:
-    """Which caption and notes the stage needs: the build's name, or its variant for this scenario."""
-    name = BUILDS[max(0, min(build, len(BUILDS) - 1))]
-    if name == "growth":
-        if report.max_context_tokens <= 0:
-            return "growth_none"
-        if report.max_context_tokens >= longest:
-            return "growth_fits"
-    if name == "sharing" and (sharing_result is None or refused(sharing_result) or sharing_result.max_sequences <= 0):
-        return "sharing_none"
-    return name
-
-
+# -- words the captions and notes use ------------------------------------------------------------------
 def formula_text(factors: KvFactors, text: Text) -> str:
     if factors.kind == "mla":
         return text("label.formula_mla", layers=format_count(factors.layers), latent=format_count(factors.latent_dim),
@@ -335,52 +323,3 @@ def formula_text(factors: KvFactors, text: Text) -> str:
 def gpus_text(report, text: Text, gpus: int | None = None) -> str:
     count = gpus if gpus is not None else report.scenario.gpus
     return text("label.gpus_on", count=count, gpus=format_count(count), gpu=report.gpu.name)
-
-
-def caption_values(report, entries: Architectures, context: ContextSweep | object, longest: int,
-                   sharing_results: dict[int, object], sharing_context: int, text: Text) -> dict[str, str]:
-    """Every placeholder of every caption and note, formatted (computed once per scenario, language or control).
-    ``context``: the engine's sweep over ``sweep_contexts(longest)``, or its refusal (no marks then)."""
-    model, kv = report.model, report.kv_precision
-    factors = kv_factors(model, kv)
-    curves = work_curves()
-    separator = text("label.list_separator")
-    marks = "" if refused(context) else separator.join(
-        text("label.mark_item", tokens=name, size=format_bytes(kv_at(context, tokens)))
-        for _, name, tokens in MARKS if tokens <= longest)
-    rows = sharing_state(sharing_results, 0, sharing_context, 1.0, text).rows
-    table = separator.join(text("label.table_item", gpus=row.name, value=row.value_text) for row in rows)
-    current = sharing_results.get(report.scenario.gpus)
-    sequences = 0 if current is None or refused(current) else current.max_sequences
-    fp8 = kv_factors(model, entries.fp8).bytes_per_token if entries.fp8 is not None else factors.bytes_per_token
-    reference = entries.reference_mla if entries.reference_mla is not None else model
-    return {
-        "n": format_count(PLAYBACK_TOKENS),
-        "naive_total": format_count(curves.naive[-1]),
-        "cached_total": format_count(curves.cached[-1]),
-        "ratio": format_ratio(work_ratio_without_cache(PLAYBACK_TOKENS)),
-        "model": model.name,
-        "precision": kv.name,
-        "formula": formula_text(factors, text),
-        "kv_per_token": per_token_text(report.kv_bytes_per_token),
-        "layers": format_count(factors.layers),
-        "kv_heads": format_count(factors.kv_heads),
-        "heads": format_count(model.attention_heads),
-        "head_dim": format_number(factors.head_dim),
-        "bytes": format_number(factors.bytes_per_value),
-        "mha": per_token_text(mha_factors(model, kv).bytes_per_token),
-        "mla_model": reference.name,
-        "mla": per_token_text(kv_factors(reference, kv).bytes_per_token),
-        "fp8": per_token_text(fp8),
-        "gpus_text": gpus_text(report, text),
-        "limit": format_count(report.max_context_tokens),
-        "max_context": format_count(longest),
-        "marks": marks,
-        "room": format_bytes(room_bytes(report)),
-        "context": format_count(sharing_context),
-        "sequences_text": text("label.conversations", count=sequences, value=format_count(sequences)),
-        "table": table,
-        "runtime": format_bytes(report.overhead_bytes_per_gpu),
-        "sharing_runtime": "" if current is None or refused(current) else format_bytes(current.overhead_bytes_per_gpu),
-        "chunk": format_count(PREFILL_CHUNK_TOKENS),
-    }

@@ -1,10 +1,11 @@
-"""Scene 4, "prefill and decode": what the stage shows, from the engine's numbers (Qt-free).
+"""The story of "prefill and decode" (seed 1.4): what the stage shows, from the engine's numbers (Qt-free).
 
-In: the shared scenario and its report, what-if reports at a few batches, the
+In: the shared scenario and its report, the build, and through the kit's
+``ask``: reports at a few batches (only in the builds that show them) and the
 batch at which decode becomes compute-bound (the engine's
-``decode_crossover_batch``), the build, and ``text(key, count=None, **values)``
-for the scene's translated labels. Out: the timeline's state, the table under
-it, the phase that picks caption and notes, and the formatted values they use.
+``decode_crossover_batch``). Out: the timeline's state, the table under it,
+the phase that picks caption and notes, and the formatted values they use
+(each worked out only when a text names it).
 
 Every figure is a report field: prefill block = ``ttft_seconds`` (prefill's
 own time), each decode block = ``tpot_seconds`` (the mean step; ``output - 1``
@@ -14,10 +15,13 @@ the price ratio is ``output_to_input_price_ratio``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable, Mapping
+from dataclasses import replace
+from functools import cached_property
+from typing import Callable
 
-from desktop.what_if import WhatIf, refused
+from desktop.kit import questions
+from desktop.kit.answers import refused
+from desktop.kit.story import Story, Values
 from engine.report import Report
 from engine.scenario import MAX_BATCH, Scenario
 from engine.units import format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_number, \
@@ -31,15 +35,6 @@ SWEEP_BATCHES = (1, 8, 64, 256)
 Text = Callable[..., str]
 
 
-@dataclass(frozen=True)
-class SceneInputs:
-    scenario: Scenario
-    report: Report
-    sweep: Mapping[int, WhatIf]          # batch -> what-if report (or refusal) at that batch
-    crossover: int | None               # smallest batch whose decode step is compute-bound; None: none up to the limit
-    build: int
-
-
 def sweep_batches(batch: int, crossover: int | None) -> tuple[int, ...]:
     """The batches the sweep shows: the fixed ones, the scenario's own and the crossover, in order."""
     extra = {batch} | ({crossover} if crossover is not None else set())
@@ -51,15 +46,15 @@ def decode_steps(scenario: Scenario) -> int:
     return max(0, scenario.output_tokens - 1)
 
 
-def phase(inputs: SceneInputs) -> str:
+def phase(story: "PrefillDecodeStory") -> str:
     """The build's name, or its variant when this scenario turns the usual story around."""
-    name = BUILDS[inputs.build]
-    report = inputs.report
+    name = BUILDS[story.build]
+    report = story.report
     if name == "prefill" and report.prefill.bound != "compute":
         return "prefill_memory"
     if name == "decode" and report.decode.bound == "compute":
         return "decode_compute"
-    if name == "batching" and inputs.crossover is None:
+    if name == "batching" and story.crossover is None:
         return "batching_never"
     return name
 
@@ -79,9 +74,9 @@ def strip_reveal(build: int) -> tuple[float, float]:
     return (1.0 if build >= PREFILL else 0.0, 1.0 if build >= DECODE else 0.0)
 
 
-def timeline_state(inputs: SceneInputs, text: Text, reveal: tuple[float, float] | None = None) -> TimelineState:
+def timeline_state(story: "PrefillDecodeStory", text: Text, reveal: tuple[float, float] | None = None) -> TimelineState:
     """The request as the timeline draws it; ``reveal``: the strips' eased fill (default: the build's target)."""
-    s, r, build = inputs.scenario, inputs.report, inputs.build
+    s, r, build = story.scenario, story.report, story.build
     steps = decode_steps(s)
     labels = {
         "scale": text("label.scale"),
@@ -124,9 +119,9 @@ def timeline_state(inputs: SceneInputs, text: Text, reveal: tuple[float, float] 
     return replace(state, labels={**labels, "zoom": zoom})
 
 
-def comparison_table(inputs: SceneInputs, text: Text) -> TableState:
+def comparison_table(story: "PrefillDecodeStory", text: Text) -> TableState:
     """The seed's table, computed: tokens per pass, parallel or not, compute in use, bound, time of this request."""
-    s, r = inputs.scenario, inputs.report
+    s, r = story.scenario, story.report
     steps = decode_steps(s)
     header = ("", text("label.prefill"), text("label.decode"))
     rows = (
@@ -149,22 +144,22 @@ def comparison_table(inputs: SceneInputs, text: Text) -> TableState:
          Cell(text("label.decode_time", seconds=format_seconds(r.decode_seconds), steps=format_count(steps),
                    tpot=format_seconds(r.tpot_seconds)) if steps else text("label.no_decode"), key="decode.time")),
     )
-    hidden = {REQUEST: frozenset({1, 2}), PREFILL: frozenset({2})}.get(inputs.build, frozenset())
-    figure = inputs.build >= SHARE
+    hidden = {REQUEST: frozenset({1, 2}), PREFILL: frozenset({2})}.get(story.build, frozenset())
+    figure = story.build >= SHARE
     return TableState(header, rows, hidden_columns=hidden,
                       figure_label=text("label.share") if figure else "",
                       figure_value=format_percent(r.decode_share) if figure else "",
                       figure_note=text("label.share_of", total=format_seconds(r.total_seconds)) if figure else "")
 
 
-def batch_table(inputs: SceneInputs, text: Text) -> TableState:
+def batch_table(story: "PrefillDecodeStory", text: Text) -> TableState:
     """Decode at a few batches: compute in use, time per token, bound; the price build adds output ÷ input."""
-    s, crossover = inputs.scenario, inputs.crossover
+    s, crossover = story.scenario, story.crossover
     header = (text("label.batch"), text("label.row_busy"), text("label.tpot"), text("label.row_bound"),
               text("label.price_ratio"))
     rows, highlight, hypothetical, essential = [], None, False, set()
     for batch in sweep_batches(s.batch, crossover):
-        result = inputs.report if batch == s.batch else inputs.sweep.get(batch)
+        result = story.report if batch == s.batch else story.at_batch(batch)
         if result is None or refused(result):
             continue
         if batch == s.batch:
@@ -179,34 +174,35 @@ def batch_table(inputs: SceneInputs, text: Text) -> TableState:
                      Cell(format_seconds(result.tpot_seconds), key=f"{batch}.tpot"),
                      Cell(_bound(text, d.bound), key=f"{batch}.bound"),
                      Cell(format_ratio(result.output_to_input_price_ratio), key=f"{batch}.price_ratio")))
-    if inputs.build >= PRICE:
+    if story.build >= PRICE:
         figure = (text("label.price_figure", batch=format_count(s.batch)),
-                  format_ratio(inputs.report.output_to_input_price_ratio), text("label.price_note"))
+                  format_ratio(story.report.output_to_input_price_ratio), text("label.price_note"))
     elif crossover is None:
         figure = (text("label.crossover_figure"), text("label.crossover_never_value"),
                   text("label.crossover_never", limit=format_count(MAX_BATCH)))
     else:
         figure = (text("label.crossover_figure"), format_count(crossover),
-                  text("label.crossover_fits", sequences=format_count(inputs.report.max_sequences),
-                       count=inputs.report.max_sequences))
-    return TableState(header, tuple(rows), hidden_columns=frozenset() if inputs.build >= PRICE else frozenset({4}),
+                  text("label.crossover_fits", sequences=format_count(story.report.max_sequences),
+                       count=story.report.max_sequences))
+    return TableState(header, tuple(rows), hidden_columns=frozenset() if story.build >= PRICE else frozenset({4}),
                       highlight_row=highlight, figure_label=figure[0], figure_value=figure[1], figure_note=figure[2],
                       footnote=text("label.hypothetical", mark=text("label.mark")) if hypothetical else "",
-                      essential_rows=frozenset(essential), drop_order=(3, 2) if inputs.build >= PRICE else ())
+                      essential_rows=frozenset(essential), drop_order=(3, 2) if story.build >= PRICE else ())
 
 
-def table_state(inputs: SceneInputs, text: Text) -> TableState:
-    return batch_table(inputs, text) if inputs.build >= BATCHING else comparison_table(inputs, text)
+def table_state(story: "PrefillDecodeStory", text: Text) -> TableState:
+    return batch_table(story, text) if story.build >= BATCHING else comparison_table(story, text)
 
 
-def _at(inputs: SceneInputs, batch: int) -> Report | None:
-    result = inputs.report if batch == inputs.scenario.batch else inputs.sweep.get(batch)
+def _at(story: "PrefillDecodeStory", batch: int) -> Report | None:
+    result = story.report if batch == story.scenario.batch else story.at_batch(batch)
     return None if result is None or refused(result) else result
 
 
-def caption_values(inputs: SceneInputs) -> dict[str, str]:
-    """The formatted numbers captions and notes use (every one from a report)."""
-    s, r = inputs.scenario, inputs.report
+def caption_values(story: "PrefillDecodeStory") -> Values:
+    """The formatted numbers captions and notes use (every one from a report); those of other batches and
+    the crossover are asked of the engine only when a text names them."""
+    s, r = story.scenario, story.report
     gpu, model, weights = r.gpu, r.model, r.weights_precision
     steps = decode_steps(s)
     values = {
@@ -237,32 +233,92 @@ def caption_values(inputs: SceneInputs) -> dict[str, str]:
         "usd_in": format_usd(r.usd_per_million_input_tokens),
         "usd_out": format_usd(r.usd_per_million_output_tokens),
         "usd_per_gpu_hour": format_usd(s.usd_per_gpu_hour),
-        "crossover": format_count(inputs.crossover) if inputs.crossover is not None else "",
+        "crossover": lambda: format_count(story.crossover) if story.crossover is not None else "",
         "max_sequences": format_count(r.max_sequences),
         "mode": s.mode,
     }
+
+    def at_batch(batch: int, figure: Callable[[Report], str]) -> Callable[[], str]:
+        def made() -> str:
+            at = _at(story, batch)
+            return figure(at) if at else ""
+        return made
+
     for batch in SWEEP_BATCHES:
-        at = _at(inputs, batch)
-        values[f"ratio_{batch}"] = format_ratio(at.output_to_input_price_ratio) if at else ""
-        values[f"tpot_{batch}"] = format_seconds(at.tpot_seconds) if at else ""
-        values[f"busy_{batch}"] = format_percent(at.decode.utilisation) if at else ""
-    return values
+        values[f"ratio_{batch}"] = at_batch(batch, lambda at: format_ratio(at.output_to_input_price_ratio))
+        values[f"tpot_{batch}"] = at_batch(batch, lambda at: format_seconds(at.tpot_seconds))
+        values[f"busy_{batch}"] = at_batch(batch, lambda at: format_percent(at.decode.utilisation))
+    return Values(values)
 
 
 OTHER_MODE = {"realistic": "ideal", "ideal": "realistic"}
 
 
-def note_values(inputs: SceneInputs, other: WhatIf, other_crossover: int | None, text: Text) -> dict[str, str]:
+def note_values(story: "PrefillDecodeStory") -> Values:
     """The captions' values and, for the notes, the same request in the other mode (the stage shows only the
-    scenario's mode): ``other`` is the what-if with the mode switched, ``other_crossover`` its crossover batch."""
-    values = dict(caption_values(inputs))
-    mode = OTHER_MODE.get(inputs.scenario.mode, "ideal")
-    values["other_mode"] = text(f"label.mode_{mode}")
-    ok = other is not None and not refused(other)
-    values["other_total"] = format_seconds(other.total_seconds) if ok else "–"
-    values["other_decode_share"] = format_percent(other.decode_share) if ok else "–"
-    values["other_decode_busy"] = format_percent(other.decode.utilisation) if ok else "–"
-    values["other_price_ratio"] = format_ratio(other.output_to_input_price_ratio) if ok else "–"
-    values["other_crossover"] = format_count(other_crossover) if other_crossover is not None \
-        else text("label.crossover_none", limit=format_count(MAX_BATCH))
-    return values
+    scenario's mode), asked of the engine only when a note names them."""
+    text = story.text
+    other_mode = OTHER_MODE.get(story.scenario.mode, "ideal")
+    other_scenario = replace(story.scenario, mode=other_mode)
+
+    def other(figure: Callable[[Report], str]) -> Callable[[], str]:
+        def made() -> str:
+            result = story.report_for(other_scenario)
+            return "–" if refused(result) else figure(result)
+        return made
+
+    def other_crossover() -> str:
+        crossover = story.crossover_of(other_scenario)
+        return format_count(crossover) if crossover is not None \
+            else text("label.crossover_none", limit=format_count(MAX_BATCH))
+
+    return caption_values(story).with_values(
+        other_mode=text(f"label.mode_{other_mode}"),
+        other_total=other(lambda r: format_seconds(r.total_seconds)),
+        other_decode_share=other(lambda r: format_percent(r.decode_share)),
+        other_decode_busy=other(lambda r: format_percent(r.decode.utilisation)),
+        other_price_ratio=other(lambda r: format_ratio(r.output_to_input_price_ratio)),
+        other_crossover=other_crossover,
+    )
+
+
+class PrefillDecodeStory(Story):
+    """One request's timeline, the phases compared, batching and price, for one set of inputs."""
+    builds = BUILDS
+
+    def crossover_of(self, scenario: Scenario) -> int | None:
+        """The engine's crossover batch for ``scenario`` (its batch aside); None when there is none or the
+        engine refuses the scenario (no crossover to show)."""
+        result = self.ask(questions.crossover_batch, replace(scenario, batch=1))
+        return None if refused(result) else result
+
+    @cached_property
+    def crossover(self) -> int | None:
+        return self.crossover_of(self.scenario)
+
+    def at_batch(self, batch: int):
+        """The report of the shared scenario at ``batch`` (or its refusal); asked when first needed."""
+        return self.report if batch == self.scenario.batch else self.what_if(batch=batch)
+
+    def phase(self) -> str:
+        return phase(self)
+
+    @cached_property
+    def _values(self) -> Values:
+        return caption_values(self)
+
+    def caption_values(self) -> Values:
+        return self._values
+
+    def note_values(self) -> Values:
+        return note_values(self)
+
+    def timeline(self, reveal: tuple[float, float] | None = None) -> TimelineState:
+        return timeline_state(self, self.text, reveal)
+
+    def table(self) -> TableState | None:
+        """The table under the timeline; None in the first build (the request alone)."""
+        return table_state(self, self.text) if self.build >= PREFILL else None
+
+    def strip_reveal(self) -> tuple[float, float]:
+        return strip_reveal(self.build)

@@ -1,4 +1,4 @@
-"""Scene 5's memory bar and its sharing table: Qt-free, tested without Qt (``kv_cache_model`` has the rest).
+"""The KV cache scene's memory bar and its sharing table: Qt-free, tested without Qt (``pictures`` has the rest).
 
 The bar is one GPU of the scenario's tensor-parallel group (all of them hold the
 same), built by the shared ``memory_bar_model``: the report's weights and
@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Callable
 
 from desktop.scenes.memory_bar_model import BarName, memory_bars_state
-from desktop.what_if import ContextSweep, refused
+from desktop.kit.answers import refused
+from desktop.kit.questions import ContextSweep
 from engine.units import format_bytes, format_count
 from widgets.kv_sharing_state import KvSharingState, SharingRow
 from widgets.memory_bars_state import MemoryBarsState

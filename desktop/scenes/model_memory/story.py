@@ -1,4 +1,4 @@
-"""Scene 2's model (Qt-free): which what-if each build shows, and the memory bars' states for it.
+"""The story of "the model in GPU memory" (Qt-free): which what-if each build shows, and its memory bars.
 
 The story (seed 1.2): Llama 3.1 70B at FP16 needs 70.6 billion parameters x 2
 bytes = 141 GB of weights, and one H800 holds 80 GB. Three ways out: compress
@@ -22,8 +22,12 @@ from dataclasses import replace
 import re
 from collections.abc import Callable, Mapping
 
+from functools import cached_property
+
+from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.kit.answers import refused
+from desktop.kit.story import Story
 from desktop.scenes.memory_bar_model import BarName, Label, memory_bars_state
-from desktop.what_if import WhatIf, refused
 from engine import InputError, Report, Scenario
 from engine.parallel import uses_pcie
 from engine.units import (
@@ -95,7 +99,7 @@ def more_context_tokens(report: Report) -> int:
     return max(0, report.max_context_tokens - context_tokens(report))
 
 
-def verdict(result: WhatIf, text: Text, refusal_text: Callable[[InputError], str]) -> tuple[str, str]:
+def verdict(result: Report | InputError, text: Text, refusal_text: Callable[[InputError], str]) -> tuple[str, str]:
     """The verdict line and its colour role: fits with what is free (and what that buys), by how much it
     does not, or the engine's refusal."""
     if refused(result):
@@ -126,7 +130,7 @@ def bar_names(report: Report, text: Text) -> tuple[BarName, ...]:
     return tuple(BarName(text(name_key, number=format_count(n + 1)), format_count(n + 1)) for n in range(gpus))
 
 
-def bars_state(result: WhatIf, text: Text, refusal_text: Callable[[InputError], str], scale_bytes: float,
+def bars_state(result: Report | InputError, text: Text, refusal_text: Callable[[InputError], str], scale_bytes: float,
                title: str = "", footer: str | None = None, footer_role: str | None = None) -> MemoryBarsState:
     """The bars for one what-if; the footer is its verdict unless given. A refusal: no bars, the refusal below."""
     line, role = verdict(result, text, refusal_text)
@@ -138,7 +142,7 @@ def bars_state(result: WhatIf, text: Text, refusal_text: Callable[[InputError], 
                              link_label=link_label(result, text), title=title, footer=footer, footer_role=role)
 
 
-def figures(result: WhatIf, text: Text) -> dict[str, str]:
+def figures(result: Report | InputError, text: Text) -> dict[str, str]:
     """The formatted numbers of one what-if, for captions and notes."""
     if refused(result):
         return {}
@@ -176,7 +180,7 @@ def figures(result: WhatIf, text: Text) -> dict[str, str]:
     }
 
 
-def values_for(results: Mapping[str, WhatIf], text: Text) -> dict[str, str]:
+def values_for(results: Mapping[str, Report | InputError], text: Text) -> dict[str, str]:
     """Caption and note values: each build's figures under ``<build>_<name>`` and the shown one's bare."""
     values: dict[str, str] = {}
     for phase, result in results.items():
@@ -184,7 +188,7 @@ def values_for(results: Mapping[str, WhatIf], text: Text) -> dict[str, str]:
     return values
 
 
-def shown_values(results: Mapping[str, WhatIf], phase: str, text: Text) -> dict[str, str]:
+def shown_values(results: Mapping[str, Report | InputError], phase: str, text: Text) -> dict[str, str]:
     """``values_for`` plus the figures of what ``phase`` shows, unprefixed (compare: the problem's)."""
     values = values_for(results, text)
     shown = results.get("explore" if phase == "explore" else ("problem" if phase == "compare" else phase))
@@ -193,7 +197,7 @@ def shown_values(results: Mapping[str, WhatIf], phase: str, text: Text) -> dict[
     return values
 
 
-def stage_states(results: Mapping[str, WhatIf], phase: str, text: Text,
+def stage_states(results: Mapping[str, Report | InputError], phase: str, text: Text,
                  refusal_text: Callable[[InputError], str]) -> tuple[MemoryBarsState, ...]:
     """The bars on the stage in ``phase``: one state, or (compare) one per way out, on one scale.
 
@@ -210,3 +214,48 @@ def stage_states(results: Mapping[str, WhatIf], phase: str, text: Text,
         shown = results["explore"]
         return (bars_state(shown, text, refusal_text, scale_for([shown]), title=text("label.title_explore")),)
     return (bars_state(results[phase], text, refusal_text, story_scale, title=text(f"label.title_{phase}")),)
+
+
+class ModelMemoryStory(Story):
+    """The seed's story of one model on one card, and the shared scenario at the end; ``controls``: the shared
+    controls' latest refused change (shown under the bars while exploring), or ""."""
+    builds = BUILDS
+
+    @cached_property
+    def results(self) -> dict[str, Report | InputError]:
+        """The what-if (``Report`` or refusal) behind every build, by build name."""
+        results = {phase: self._story_result(phase) for phase in BUILD_CHANGES}
+        results["explore"] = self.report
+        return results
+
+    def _story_result(self, phase: str):
+        """The story's what-if at the shared batch and lengths; where the story's model cannot take those (a
+        context past its longest), at the default scenario's, so the seed's story is always told."""
+        result = self.report_for(story_scenario(self.scenario, phase))
+        if refused(result):
+            lengths = {name: getattr(DEFAULT_SCENARIO, name) for name in ("batch", "prompt_tokens", "output_tokens")}
+            fallback = self.report_for(story_scenario(replace(self.scenario, **lengths), phase))
+            if not refused(fallback):
+                return fallback
+        return result
+
+    @cached_property
+    def _values(self) -> dict[str, str]:
+        return shown_values(self.results, self.phase(), self.text)
+
+    def caption_values(self) -> dict[str, str]:
+        return self._values
+
+    def subject(self):
+        phase = self.phase()
+        if phase == "explore":
+            return self.scenario, self.report
+        shown = "problem" if phase == "compare" else phase
+        return story_scenario(self.scenario, shown), self.results[shown]
+
+    def stage_states(self) -> tuple[MemoryBarsState, ...]:
+        """What each set of bars shows in this build (one state, or three for the comparison)."""
+        states = stage_states(self.results, self.phase(), self.text, self.inputs.refusal_text)
+        if self.phase() == "explore" and self.controls:
+            states = (replace(states[0], footer=self.controls, footer_role="warning"),)
+        return states

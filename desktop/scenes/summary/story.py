@@ -1,18 +1,18 @@
-"""The summary's model (scene 7), Qt-free: the seed's four questions, each answered by a picture and its numbers.
+"""The summary's story, Qt-free: the seed's four questions, each answered by a picture and its numbers.
 
 In: the shared scenario's report, the same scenario on a busy server
 (``busy_server``: ``BUSY_SERVER_BATCH`` sequences at once on the fewest GPUs,
 up to ``BUSY_SERVER_MAX_GPUS``, that hold them; said to be hypothetical when
 none does, with its own words when refused), the
-registered scenes' titles (number -> title: links go only to scenes that
-exist), a ``text(key, **values)`` callable taking full keys ("summary.…",
+registered scenes (``desktop.scenes.registry``: links go only to scenes that
+exist, numbered by their place), a ``text(key, **values)`` callable taking full keys ("summary.…",
 "kv_cache.…", "model_memory.…") and a ``refusal_text``. Out: each question's
 card state, each answer's picture state at a reveal's progress, and the
 formatted values of the answers, captions and notes.
 
 The pictures are the scenes' own, made as those scenes make them: scene 5's
-two totals at the seed's N (``kv_cache_model.work_curves``) as bars on one
-scale, the memory bars of scene 2 (``model_memory_model.bars_state`` for the
+two totals at the seed's N (``kv_cache.story.work_curves``) as bars on one
+scale, the memory bars of scene 2 (``model_memory.story.bars_state`` for the
 shared scenario, made once per model: a reveal shows them whole),
 and share bars for scene 1's idle gauge (decode's share of the request and
 the compute idle during decode), and scene 6's price bars (``ratio_bars``,
@@ -21,11 +21,15 @@ input against output). Every number is the engine's; only its formatting happens
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Callable, Mapping
 
-from desktop.scenes.kv_cache_model import PLAYBACK_TOKENS, work_curves
-from desktop.scenes.model_memory_model import bars_state, scale_for
-from desktop.what_if import WhatIf, refused
+from desktop.kit.answers import refused
+from desktop.kit.story import Story
+from desktop.scenes.kv_cache.story import PLAYBACK_TOKENS, work_curves
+from desktop.scenes.model_memory.story import bars_state, scale_for
+from desktop.scenes.registry import SceneEntry, scene_entries
+from engine import InputError, Report
 from engine.kv_cache import work_ratio_without_cache
 from engine.units import format_bytes, format_count, format_percent, format_ratio, format_usd
 from widgets.memory_bars_state import MemoryBarsState
@@ -34,12 +38,12 @@ from widgets.ratio_bars_state import RatioBarsState, price_bars_state
 from widgets.share_bars_state import BarPart, BarRow, ShareBarsState
 
 QUESTIONS = ("slow", "kv_cache", "memory", "output_price")
-# question -> DESIGN.md numbers of the scenes that explain it, best first: its link goes to the first registered.
-LINKED_SCENES: dict[str, tuple[int, ...]] = {
-    "slow": (1, 4),
-    "kv_cache": (5,),
-    "memory": (2, 5),
-    "output_price": (6, 4),
+# question -> keys of the scenes that explain it, best first: its link goes to the first registered.
+LINKED_SCENES: dict[str, tuple[str, ...]] = {
+    "slow": ("gpu_waits", "prefill_decode"),
+    "kv_cache": ("kv_cache",),
+    "memory": ("model_memory", "kv_cache"),
+    "output_price": ("tokens", "prefill_decode"),
 }
 # One build asks a question, the next reveals its answer; the last shows all four answers side by side.
 BUILDS = tuple(name for question in QUESTIONS for name in (question, f"{question}_answer")) + ("recap",)
@@ -63,10 +67,10 @@ class BusyServer:
     kind: str
     batch: int
     gpus: int
-    result: WhatIf = field(compare=False)
+    result: Report | InputError = field(compare=False)
 
 
-def busy_server(scenario, report, what_if: Callable[..., WhatIf]) -> BusyServer:
+def busy_server(scenario, report, what_if: Callable[..., Report | InputError]) -> BusyServer:
     """The busy server for ``scenario`` (``what_if(**changes)``: the scene context's cached what-if)."""
     if scenario.batch >= BUSY_SERVER_BATCH:
         return BusyServer("already", scenario.batch, scenario.gpus, report)
@@ -87,9 +91,9 @@ def focus(build: int) -> tuple[int | None, bool]:
     return build // 2, build % 2 == 1
 
 
-def linked_scene(question: str, registered: Mapping[int, str]) -> int:
-    """The scene a question's answer links to: the first of ``LINKED_SCENES`` registered, or 0 (no link)."""
-    return next((number for number in LINKED_SCENES[question] if number in registered), 0)
+def linked_scene(question: str, registered: Mapping[str, SceneEntry]) -> SceneEntry | None:
+    """The scene a question's answer links to: the first of ``LINKED_SCENES`` registered, or None (no link)."""
+    return next((registered[key] for key in LINKED_SCENES[question] if key in registered), None)
 
 
 def busy_values(report, busy: BusyServer, text: Text, refusal_text: Callable) -> dict[str, str]:
@@ -224,34 +228,81 @@ def summary_names(report) -> dict[str, str]:
             "model": report.model.name if report.model else scenario.model}
 
 
-# -- the model the view holds ----------------------------------------------------------------------------
-@dataclass
-class SummaryModel:
-    report: object
-    busy: BusyServer
-    titles: Mapping[int, str]        # registered scene number -> its title, in the current language
-    text: Text
-    refusal_text: Callable
+# -- the story ------------------------------------------------------------------------------------------------
+# A reveal: the question's move, the picture and the words in turn. Under a second, so a build's picture
+# is complete before the presenter's next sentence (and in any still picture taken a second later).
+REVEAL_SECONDS = 0.8
+GRID_GAP_SHARE = 0.02        # of the stage's height, between the recap's cards
+FOCUS_FLOOR_SCALE = 1.4      # a share-bars picture alone on the stage: its smallest words this much above the floor
 
-    def __post_init__(self):
-        self.values = summary_values(self.report, self.busy, self.text, self.refusal_text)
-        self._memory: dict[bool, MemoryBarsState] = {}     # compact -> the bars, made once per model
+
+class SummaryStory(Story):
+    """The four questions for one set of inputs; its ``text`` takes full keys ("summary.…", "kv_cache.…")."""
+    builds = BUILDS
+
+    @cached_property
+    def registered(self) -> dict[str, SceneEntry]:
+        """The scenes a link may go to: every registered one but the summary itself, by key."""
+        return {entry.key: entry for entry in scene_entries() if entry.key != "summary"}
+
+    @cached_property
+    def busy(self) -> BusyServer:
+        return busy_server(self.scenario, self.report, self.what_if)
+
+    @cached_property
+    def values(self) -> dict[str, str]:
+        return summary_values(self.report, self.busy, self.text, self.inputs.refusal_text)
+
+    def caption_values(self) -> dict[str, str]:
+        return self.values
+
+    def note_values(self) -> dict[str, str]:
+        scenes = {}
+        for question in QUESTIONS:
+            entry = linked_scene(question, self.registered)
+            scenes[f"{question}_scene"] = format_count(entry.number) if entry else "0"
+        return {**self.values, **scenes}
+
+    def focus(self) -> tuple[int | None, bool]:
+        return focus(self.build)
+
+    def picture_floor_scale(self) -> float:
+        """How much above the floor a share-bars picture draws its words: more alone on its own build."""
+        return FOCUS_FLOOR_SCALE if self.focus()[0] is not None else 1.0
+
+    def card_rects(self, width: int, height: int) -> list[tuple[int, int, int, int] | None]:
+        """Where each card goes: the question alone on the stage, or (the recap) all four in a grid."""
+        question, _ = self.focus()
+        if question is None:
+            gap = max(8, round(GRID_GAP_SHARE * height))
+            w, h = (width - gap) // 2, (height - gap) // 2
+            return [((n % 2) * (w + gap), (n // 2) * (h + gap), w, h) for n in range(len(QUESTIONS))]
+        return [(0, 0, width, height) if n == question else None for n in range(len(QUESTIONS))]
+
+    def reveal_target(self) -> float:
+        """Where the build's reveal ends: 1 for an answer, 0 for a bare question (the recap needs none)."""
+        question, revealed = self.focus()
+        return 1.0 if question is not None and revealed else 0.0
 
     def card(self, index: int, compact: bool = False) -> QuestionCardState:
         question = QUESTIONS[index]
-        scene = linked_scene(question, self.titles)
-        link = self.text("summary.link", number=scene, title=self.titles[scene]) if scene else ""
+        entry = linked_scene(question, self.registered)
+        link = self.text("summary.link", number=entry.number, title=self.text(entry.title_key)) if entry else ""
         return QuestionCardState(
             question=self.text("summary.numbered", number=index + 1,
                                question=self.text(f"summary.question.{question}")),
             answer=self.text(f"summary.answer.{self.answer_key(question)}", **self.values),
-            link=link, link_scene=scene, compact=compact)
+            link=link, link_scene=entry.key if entry else "", compact=compact)
 
     def answer_key(self, question: str) -> str:
         """The answer's text: the memory answer has its own words when the weights alone overflow a card."""
         if question == "memory" and self.report.weights_bytes_per_gpu > self.report.hbm_bytes_per_gpu:
             return "memory_over"
         return question
+
+    @cached_property
+    def _memory(self) -> dict[bool, MemoryBarsState]:
+        return {}          # compact -> the bars, made once per story (a reveal hands the same state every frame)
 
     def picture(self, index: int, grow: float = 1.0, compact: bool = False):
         """The state of answer ``index``'s picture, grown in by ``grow`` (0..1); ``compact``: in the recap."""
@@ -262,6 +313,6 @@ class SummaryModel:
             return work_bars(self.values, self.text, grow)
         if question == "memory":
             if compact not in self._memory:
-                self._memory[compact] = memory_picture(self.report, self.text, self.refusal_text, compact)
+                self._memory[compact] = memory_picture(self.report, self.text, self.inputs.refusal_text, compact)
             return self._memory[compact]
         return price_picture(self.report, self.values, self.text, grow, compact)

@@ -13,6 +13,7 @@ inline note. ``busy_changed(bool)`` drives a progress indicator.
 """
 from __future__ import annotations
 
+import os
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
@@ -20,8 +21,9 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Qt, Signal
 from shiboken6 import isValid
 
-# Two threads: the machine's cores; a third job would only wait for one of them.
-POOL_THREADS = 2
+# A scene's slow jobs are few at once (a vocabulary loading, a text being cut, a probe): one thread each on a
+# machine with the cores for it, never more threads than cores (a third job on two cores only waits).
+POOL_THREADS = max(1, min(4, os.cpu_count() or 1))
 _POOL: ThreadPoolExecutor | None = None
 
 

@@ -1,0 +1,10 @@
+"""The scene kit: what every scene is built from (``docs/scene-kit.md``).
+
+``scene`` (the ``Scene`` view base and its ``SceneKit`` of services),
+``story`` (the Qt-free ``Story`` base), ``answers`` and ``questions`` (the one
+cached way to ask the engine), ``worker`` (slow work off the UI thread),
+``idle`` (work after the first frame), ``signals`` (writing to a control
+without hearing it back). The transition and playback helpers are Qt-free and
+live beside the widgets that use them (``widgets/transition.py``,
+``widgets/playback.py``).
+"""

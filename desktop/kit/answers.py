@@ -1,0 +1,70 @@
+"""The one way a scene asks the engine: ``ask(question, *arguments)``, cached, a refusal as a value.
+
+A question is a function of the catalogue and hashable arguments
+(``desktop.kit.questions``: a report, a crossover batch, a context sweep, and
+whatever the engine learns next); asking needs no change here. Answers are
+remembered in one bounded cache shared by the shared scenario's store and
+every scene, least recently used first out, so the same question is computed
+once however many scenes ask it.
+
+A refusal comes back as the engine's ``InputError`` itself, never raised: a
+story decides how to show it (a disabled preset, an inline note), and no slot
+or paint can be broken by an engine question. Qt-free, so stories use it too.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable
+
+from engine import InputError
+from engine.errors import refusal
+
+# Enough for every scene's presets and sweeps (a 16-step batch or context sweep each) across a session's
+# scenarios; a report is a few hundred bytes, a sweep a few arrays of the few hundred points a plot draws.
+CACHE_SIZE = 2048
+
+Question = Callable[..., Any]        # question(catalog, *arguments) -> answer; raises InputError to refuse
+Ask = Callable[..., Any]             # ask(question, *arguments) -> answer | InputError
+
+
+def refused(answer: Any) -> bool:
+    """Whether ``answer`` is the engine's refusal rather than an answer."""
+    return isinstance(answer, InputError)
+
+
+class Answers:
+    """``ask(question, *arguments)`` for one catalogue, remembered (least recently used beyond ``cache_size``)."""
+
+    def __init__(self, catalog, cache_size: int = CACHE_SIZE):
+        self.catalog = catalog
+        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self._cache_size = cache_size
+
+    def ask(self, question: Question, *arguments: Any) -> Any:
+        """``question(catalog, *arguments)``, or its ``InputError``; never raises for the engine's sake."""
+        key = (question, arguments)
+        try:
+            cached = self._cache.get(key, self)
+        except TypeError:                    # an unhashable argument: the engine will refuse it
+            return self._answer(question, arguments)
+        if cached is not self:
+            self._cache.move_to_end(key)
+            return cached
+        answer = self._answer(question, arguments)
+        self._cache[key] = answer
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return answer
+
+    def _answer(self, question: Question, arguments: tuple) -> Any:
+        try:
+            return question(self.catalog, *arguments)
+        except InputError as engine_refusal:
+            return engine_refusal
+        except (ArithmeticError, ValueError) as failure:
+            # The engine promises InputError for bad input; numbers at the edge of a float that slip past
+            # the catalogue's ranges are refused here rather than breaking a paint.
+            return refusal("engine.arithmetic", {"detail": str(failure)})
+
+    def __len__(self) -> int:
+        return len(self._cache)

@@ -1,0 +1,52 @@
+"""The engine questions scenes ask through the kit (``kit.ask(question, *arguments)``; stories: ``ask``).
+
+Each is a function of the catalogue first, then hashable arguments, and
+returns the engine's answer or raises its ``InputError`` (the kit returns that
+as a value). A new kind of question is a new function here or in the engine;
+nothing in the kit changes. Qt-free.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+import numpy as np
+
+from engine import Report, Scenario, compute_report, sweep
+from engine.compute import decode_crossover_batch
+from engine.errors import refusal
+
+
+def report(catalog, scenario: Scenario) -> Report:
+    """The engine's report for ``scenario``."""
+    return compute_report(scenario, catalog)
+
+
+def changed(scenario: Scenario, **changes) -> Scenario:
+    """``scenario`` with ``changes`` (fields of ``Scenario``); an unknown field is refused in one sentence."""
+    try:
+        return dataclasses.replace(scenario, **changes)
+    except TypeError:
+        raise refusal("what_if.field", {"got": ", ".join(sorted(changes))}) from None
+
+
+def crossover_batch(catalog, scenario: Scenario) -> int | None:
+    """The smallest batch at which ``scenario``'s decode step is compute-bound (None: not within the allowed
+    batches). Its own batch plays no part: ask with ``batch=1`` so one answer serves every batch."""
+    return decode_crossover_batch(scenario, catalog)
+
+
+class ContextSweep(NamedTuple):
+    """The engine's memory figures over a range of contexts (one sequence of each length, the scenario's batch)."""
+    contexts: np.ndarray           # tokens per sequence
+    kv_bytes: np.ndarray           # the whole batch's KV cache at each context
+    free_bytes_per_gpu: np.ndarray  # what is left on each GPU at each context (negative: short by that much)
+
+
+def context_sweep(catalog, scenario: Scenario, contexts: tuple[int, ...]) -> ContextSweep:
+    """KV bytes and free bytes per GPU at ``contexts`` (tokens per sequence: the points a plot draws, never every
+    token up to a million). The prompt stays in ``scenario``: the runtime allowance (its prefill chunk), and so the
+    free memory, depend on it; ask with ``output_tokens=1`` so one answer serves every output length."""
+    checked = sweep.checked_contexts(contexts)
+    return ContextSweep(checked, sweep.kv_bytes_for_contexts(scenario, checked, catalog),
+                        sweep.free_bytes_per_gpu_for_contexts(scenario, checked, catalog))

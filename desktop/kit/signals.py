@@ -1,0 +1,25 @@
+"""Writing a value into a control without hearing it back: the one helper for it.
+
+A view shows the story's value in a control (a slider at the current context,
+a box at the current tokenizer); the control must not report that back as the
+person's choice, or a change would loop. ``with signals_blocked(slider):
+slider.setValue(v)`` blocks the controls' signals and restores each one's
+previous blocking however the block is left, an exception included (as
+napari's ``qt_signals_blocked``).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from PySide6.QtCore import QObject
+
+
+@contextmanager
+def signals_blocked(*objects: QObject) -> Iterator[None]:
+    previous = [obj.blockSignals(True) for obj in objects]
+    try:
+        yield
+    finally:
+        for obj, was_blocked in zip(objects, previous):
+            obj.blockSignals(was_blocked)

@@ -1,0 +1,8 @@
+"""Scene "the KV cache" (seed 1.5): work N² against N, bytes per token, growth with context, sharing a card.
+
+``story`` decides (with ``pictures`` and ``memory`` for what each picture
+shows), ``view`` shows.
+"""
+from .view import KvCacheScene as SCENE
+
+__all__ = ["SCENE"]

@@ -1,0 +1,7 @@
+"""The summary: the seed's four questions as a self-check, each answer linked back to its scene.
+
+``story`` decides, ``view`` shows.
+"""
+from .view import SummaryScene as SCENE
+
+__all__ = ["SCENE"]
