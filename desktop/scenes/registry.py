@@ -46,7 +46,7 @@ class SceneEntry:
 
     @property
     def module(self) -> str:
-        return f"desktop.scenes.{self.key}"
+        return f"desktop.scenes.{self.key}.view"
 
     @property
     def export_name(self) -> str:

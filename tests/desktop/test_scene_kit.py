@@ -24,9 +24,10 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 from desktop.i18n import LANGUAGES, Language, load_texts
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import SceneContext, create_scene
+from desktop.kit import questions
+from desktop.kit.answers import refused
+from desktop.kit.scene import SceneKit, create_scene
 from desktop.scenes.registry import scene_classes
-from desktop.what_if import refused
 from engine import Scenario
 from engine.catalog import default_catalog
 from engine.parallel import allowed_gpu_counts
@@ -53,7 +54,7 @@ def _scenarios():
 
 
 def _accepted(scenario: Scenario) -> bool:
-    return not refused(ScenarioStore(DEFAULT_SCENARIO).what_ifs.report(scenario))
+    return not refused(ScenarioStore(DEFAULT_SCENARIO).answers.ask(questions.report, scenario))
 
 
 @pytest.mark.parametrize("cls", SCENES, ids=lambda cls: cls.key)
@@ -67,7 +68,7 @@ def test_any_scenario_the_engine_accepts_renders_in_every_build(qtbot, cls, scen
     assume(_accepted(scenario))
     store = ScenarioStore(scenario)
     assert store.scenario == scenario
-    scene = create_scene(cls, SceneContext(Language("en"), store, THEMES["light"]))
+    scene = create_scene(cls, SceneKit(Language("en"), store, THEMES["light"]))
     qtbot.addWidget(scene)
     scene.resize(960, 540)
     for index in range(scene.build_count):
@@ -80,7 +81,7 @@ def test_any_scenario_the_engine_accepts_renders_in_every_build(qtbot, cls, scen
 @pytest.mark.parametrize("code", LANGUAGES)
 @pytest.mark.parametrize("cls", SCENES, ids=lambda cls: cls.key)
 def test_every_phase_has_a_caption_and_notes(qtbot, cls, code):
-    scene = create_scene(cls, SceneContext(Language(code), ScenarioStore(), THEMES["light"]))
+    scene = create_scene(cls, SceneKit(Language(code), ScenarioStore(), THEMES["light"]))
     qtbot.addWidget(scene)
     keys = set(load_texts())
     for index in range(scene.build_count):
@@ -95,7 +96,7 @@ def test_qt_deletes_everything_a_scene_made_when_it_deletes_the_scene(qtbot, cls
     preview) deletes them with it. A parentless widget would linger until Python's cycle collector deleted
     it at an arbitrary moment, possibly in the middle of Qt's event dispatch (a crash)."""
     before = set(map(id, QApplication.topLevelWidgets()))
-    scene = create_scene(cls, SceneContext(Language("zh"), ScenarioStore(), THEMES["light"]))
+    scene = create_scene(cls, SceneKit(Language("zh"), ScenarioStore(), THEMES["light"]))
     controls = scene.controls()
     assert controls is None or controls.parent() is scene
     scene.resize(960, 540)
@@ -118,7 +119,7 @@ def test_every_build_shows_the_engines_scenario_and_never_changes_it(qtbot):
     store = ScenarioStore()
     before = store.scenario
     for cls in SCENES:
-        scene = create_scene(cls, SceneContext(Language("zh"), store, THEMES["light"]))
+        scene = create_scene(cls, SceneKit(Language("zh"), store, THEMES["light"]))
         qtbot.addWidget(scene)
         for index in range(scene.build_count):
             scene.go_to_build(index, animate=False)
@@ -126,19 +127,28 @@ def test_every_build_shows_the_engines_scenario_and_never_changes_it(qtbot):
     assert store.scenario == before
 
 
-_SOURCES = sorted((ROOT / "desktop" / "scenes").glob("*.py"))
+_SOURCES = sorted((ROOT / "desktop" / "scenes").rglob("*.py"))
+# A scene's modules that may use Qt: its view and its controls; everything else in its package is its story.
+_QT_MODULES = {"view", "controls", "__init__"}
 
 
-@pytest.mark.parametrize("path", _SOURCES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", _SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_scenes_never_call_the_engine_or_load_the_catalogue_themselves(path):
     source = path.read_text(encoding="utf-8")
     assert not re.search(r"\b(compute_report|default_catalog|load_catalog)\b", source), path.name
 
 
 def _qt_free_modules() -> list[str]:
-    models = [f"desktop.scenes.{p.stem}" for p in _SOURCES if p.stem.endswith("_model")]
+    stories = [".".join(p.relative_to(ROOT).with_suffix("").parts) for p in _SOURCES
+               if p.parent.name != "scenes" and p.stem not in _QT_MODULES]
     states = [f"widgets.{p.stem}" for p in sorted((ROOT / "widgets").glob("*_state.py"))]
-    return ["desktop.what_if", "widgets.transition", *models, *states]
+    kit = ["desktop.kit.answers", "desktop.kit.questions", "desktop.kit.story", "desktop.scenes.registry"]
+    return [*kit, "widgets.transition", "widgets.playback", *stories, *states]
+
+
+def test_every_scene_package_has_a_story_module():
+    packages = sorted(p.parent.name for p in (ROOT / "desktop" / "scenes").glob("*/__init__.py"))
+    assert packages and all((ROOT / "desktop" / "scenes" / name / "story.py").exists() for name in packages)
 
 
 def test_scene_models_and_widget_states_import_no_qt():

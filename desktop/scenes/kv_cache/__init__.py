@@ -3,6 +3,3 @@
 ``story`` decides (with ``pictures`` and ``memory`` for what each picture
 shows), ``view`` shows.
 """
-from .view import KvCacheScene as SCENE
-
-__all__ = ["SCENE"]

@@ -212,3 +212,6 @@ class KvCacheScene(Scene):
 
     def _on_slider_moved(self, value: int) -> None:
         self.set_context(round(10 ** (value / SLIDER_STEPS_PER_DECADE)))
+
+
+SCENE = KvCacheScene

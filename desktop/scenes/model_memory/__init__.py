@@ -4,6 +4,3 @@ The builds: 70B at FP16 against one 80 GB card, FP8, INT4, two cards, a smaller
 model, the three ways side by side, then the shared scenario to explore.
 ``story`` decides, ``view`` shows.
 """
-from .view import ModelMemoryScene as SCENE
-
-__all__ = ["SCENE"]

@@ -59,3 +59,6 @@ class ModelMemoryScene(Scene):
         if self.phase() == "explore":
             self._refusal = message
             self.refresh()
+
+
+SCENE = ModelMemoryScene

@@ -5,6 +5,3 @@ decode (memory-bound), the share of time in decode, decode at a few batches
 (and where it turns compute-bound), and what that does to the price of an
 output token against an input token. ``story`` decides, ``view`` shows.
 """
-from .view import PrefillDecodeScene as SCENE
-
-__all__ = ["SCENE"]

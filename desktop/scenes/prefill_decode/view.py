@@ -105,3 +105,6 @@ class PrefillDecodeScene(Scene):
         """Show the scenario's values without the controls writing them back."""
         with signals_blocked(self.batch_slider):
             self.batch_slider.setValue(round(math.log2(self.kit.store.scenario.batch) * BATCH_SLIDER_STEPS_PER_DOUBLING))
+
+
+SCENE = PrefillDecodeScene

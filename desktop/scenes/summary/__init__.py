@@ -2,6 +2,3 @@
 
 ``story`` decides, ``view`` shows.
 """
-from .view import SummaryScene as SCENE
-
-__all__ = ["SCENE"]

@@ -118,3 +118,6 @@ class SummaryScene(Scene):
 
     def lay_out(self) -> None:
         self.place(dict(zip(self.cards, self.story().card_rects(self.width(), self.height()))))
+
+
+SCENE = SummaryScene

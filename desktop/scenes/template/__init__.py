@@ -5,6 +5,3 @@ as ``desktop/scenes/<key>/``, of ``resources/text/template.toml`` as
 ``resources/text/<key>.toml``, and its key in ``desktop/scenes/registry.py``'s
 ``SCENES``. Nothing in these files names the key: it comes from the folder.
 """
-from .view import TemplateScene as SCENE
-
-__all__ = ["SCENE"]

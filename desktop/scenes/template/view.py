@@ -39,3 +39,6 @@ class TemplateScene(Scene):
 
     def lay_out(self) -> None:
         self.place({self.bars: (0, 0, self.width(), self.height())})
+
+
+SCENE = TemplateScene
