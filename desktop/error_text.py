@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop.i18n import Language
-from engine.errors import InputError, alternatives, display_values, shown_value  # noqa: F401  (shown_value: re-exported)
+from engine.errors import InputError, alternatives, display_values
 
 
 def alternatives_text(language: Language, items) -> str:

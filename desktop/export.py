@@ -52,9 +52,6 @@ class Slide:
         self.image, self.stage_rect, self.title = image, stage_rect, title
         self.captions, self.notes = captions, notes        # per build, in order
 
-    def stage_image(self) -> QImage:
-        return self.image.copy(self.stage_rect)
-
 
 def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, theme: Theme,
                  size: QSize = DEFAULT_SIZE, build: int | None = None, with_texts: bool = True) -> Slide:

@@ -116,10 +116,6 @@ class KeyController(QObject):
         self._digits: str | None = None      # None: no "go to scene" prompt open
         QApplication.instance().installEventFilter(self)
 
-    @property
-    def jump_digits(self) -> str | None:
-        return self._digits
-
     def open_jump(self) -> None:
         self._digits = ""
         self.jump_text_changed.emit("")

@@ -122,8 +122,8 @@ _CHECKS = {
 def _scene_key(value) -> str | None:
     """The key of the last scene: a key as saved (kept even when this version does not have that scene, so a
     later one still finds it), or a number saved by the first version, read as the key it meant then."""
-    if isinstance(value, str) and value.strip() and value.isprintable() and len(value) <= 100:
-        return value.strip()
+    if isinstance(value, str) and value.isidentifier() and len(value) <= 100:
+        return value
     if _is_int(value):
         return FIRST_VERSION_NUMBERS.get(value)
     return None

@@ -61,13 +61,9 @@ class Playback:
         self._from, self._started_at = self._clamped(position), None
 
     def step(self, now: float, by: float = 1.0, wrap: bool = False) -> None:
-        """Pause and move ``by`` units; past the end: the end, or (``wrap``) from the start again."""
+        """Pause and move ``by`` units; from the end: nowhere, or (``wrap``) back to the start."""
         position = self.position(now)
-        if wrap and position >= self.end:
-            target = self.start + by
-        else:
-            target = position + by
-        self.seek(target, now)
+        self.seek(self.start if wrap and position >= self.end else position + by, now)
 
     def set_rate(self, rate: float, now: float) -> None:
         """A new speed from ``now`` on; the position does not jump."""

@@ -99,9 +99,6 @@ class QuestionCard(StateWidget):
         self.link_clicked.emit(self.state.link_scene)
         return True
 
-    def picture_rect(self) -> QRectF:
-        return QRectF(self._layout_now().get("picture", QRectF()))
-
     # -- layout ----------------------------------------------------------------------------------
     def _floor(self) -> int:
         return self.theme.floor_px

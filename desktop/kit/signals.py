@@ -17,9 +17,10 @@ from PySide6.QtCore import QObject
 
 @contextmanager
 def signals_blocked(*objects: QObject) -> Iterator[None]:
-    previous = [obj.blockSignals(True) for obj in objects]
+    unique = list({id(obj): obj for obj in objects}.values())     # an object named twice is blocked once
+    previous = [obj.blockSignals(True) for obj in unique]
     try:
         yield
     finally:
-        for obj, was_blocked in zip(objects, previous):
+        for obj, was_blocked in reversed(list(zip(unique, previous))):
             obj.blockSignals(was_blocked)

@@ -17,20 +17,22 @@ from PySide6.QtGui import QImage
 import desktop.__main__ as cli
 from desktop import i18n
 from desktop.i18n import Language
-from desktop.scenes.registry import export_name, scene_class, scene_classes
+from desktop.scenes.registry import scene_entries
 
 ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
-SCENES = [cls.number for cls in scene_classes()]
-MISSING_SCENE = next((n for n in range(1, 8) if n not in SCENES), None)   # None once all seven exist
+ENTRIES = scene_entries()
+SCENES = [entry.number for entry in ENTRIES]
+MISSING_SCENE = len(SCENES) + 1                # the number after the last scene
 
 # arguments -> (the bad value the sentence names, a word of what is allowed)
 REFUSED = {
     ("--lang", "fr"): ("fr", "zh"),
     ("--scene", "x"): ("x", str(SCENES[-1])),
     ("--scene", "0"): ("0", str(SCENES[0])),
-    **({("--scene", str(MISSING_SCENE)): (str(MISSING_SCENE), str(SCENES[-1]))} if MISSING_SCENE else {}),
+    ("--scene", str(MISSING_SCENE)): (str(MISSING_SCENE), str(SCENES[-1])),
     ("--scene", "99"): ("99", str(SCENES[0])),
+    ("--scene", "kv-cache"): ("kv-cache", "kv_cache"),
     ("--theme", "neon"): ("neon", "projector"),
     ("--bogus",): ("--bogus", "--present"),
     ("stray",): ("stray", "--export"),
@@ -76,9 +78,11 @@ def test_without_a_readable_lang_the_sentence_is_in_the_system_language(capsys, 
     assert bool(CJK.search(message)) == (system == "zh")
 
 
-def test_the_sentence_names_every_scene_that_exists(capsys):
+def test_the_sentence_names_every_scene_that_exists_by_number_and_key(capsys):
     message = refusal(capsys, ["--lang", "en", "--scene", "99"])
-    assert re.findall(r"\d+", message.split(";", 1)[1]) == [str(n) for n in SCENES]
+    allowed = message.split(";", 1)[1]
+    assert re.findall(r"\d+", allowed) == [str(n) for n in SCENES]
+    assert all(entry.key in allowed for entry in ENTRIES)
 
 
 def test_sizes_from_640x480_up_are_accepted_and_smaller_ones_refused():
@@ -95,9 +99,11 @@ def test_good_command_lines_parse_to_what_the_app_needs():
     args = cli.parse_command_line(["--lang", "zh", "--theme", "dark", "--scene", str(SCENES[-1]), "--present"],
                                   language)
     assert (args.lang, args.theme, args.scene, args.present, args.export, args.size) == \
-        ("zh", "dark", SCENES[-1], True, None, None)
+        ("zh", "dark", ENTRIES[-1].key, True, None, None)
     args = cli.parse_command_line(["--export", "out", "--scene", str(SCENES[0])], language)
-    assert args.export == Path("out") and args.scene == SCENES[0]
+    assert args.export == Path("out") and args.scene == ENTRIES[0].key
+    args = cli.parse_command_line(["--scene", ENTRIES[1].key], language)       # a scene by its key
+    assert args.scene == ENTRIES[1].key
 
 
 def run_desktop(*arguments: str) -> subprocess.CompletedProcess:
@@ -105,7 +111,6 @@ def run_desktop(*arguments: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
-@pytest.mark.skipif(MISSING_SCENE is None, reason="every scene of DESIGN.md is registered")
 def test_as_a_user_runs_it_a_missing_scene_exits_2_before_any_window(tmp_path):
     result = run_desktop("--lang", "zh", "--scene", str(MISSING_SCENE))
     assert result.returncode == 2 and result.stdout == ""
@@ -126,13 +131,15 @@ def test_exporting_onto_a_file_is_one_sentence_naming_it_and_exit_2(tmp_path, co
     assert blocker.read_text() == "mine"
 
 
-def test_export_with_scene_writes_only_that_scene_at_the_smallest_size(tmp_path):
-    number = SCENES[-1]
-    result = run_desktop("--export", str(tmp_path / "out"), "--scene", str(number), "--size", "640x480")
+@pytest.mark.parametrize("named", ["number", "key"])
+def test_export_with_scene_writes_only_that_scene_at_the_smallest_size(tmp_path, named):
+    entry = ENTRIES[-1]
+    scene = str(entry.number) if named == "number" else entry.key
+    result = run_desktop("--export", str(tmp_path / "out"), "--scene", scene, "--size", "640x480")
     assert result.returncode == 0, result.stderr
     written = sorted(path.name for path in (tmp_path / "out").iterdir())
-    assert written == sorted([f"{export_name(scene_class(number))}.png", "handout.pdf"])
-    assert QImage(str(tmp_path / "out" / f"{export_name(scene_class(number))}.png")).width() == 640
+    assert written == sorted([f"{entry.export_name}.png", "handout.pdf"])
+    assert QImage(str(tmp_path / "out" / f"{entry.export_name}.png")).width() == 640
     pdf = (tmp_path / "out" / "handout.pdf").read_bytes()
     assert len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf)) == 1
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.error_text import error_text, shown_value, write_problem
+from desktop.error_text import error_text, write_problem
+from engine.errors import shown_value
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from engine import InputError
@@ -76,7 +77,7 @@ def test_the_inline_error_follows_a_language_switch(make_window, qtbot):
 ROOT = Path(__file__).resolve().parents[2]
 # number formats in f-strings (",", ".3g", ".2f", "%"): numbers for display are formatted by engine.units only
 NUMBER_FORMAT = re.compile(r"\{[^{}]*:[^{}]*?(,|\.\d+[a-zA-Z%]?|\d*[fgeE%])\}")
-FORMATTING_FREE = ["desktop/error_text.py", "desktop/scenes/summary.py", "desktop/scenario_controls.py",
+FORMATTING_FREE = ["desktop/error_text.py", "desktop/scenes/summary/view.py", "desktop/scenario_controls.py",
                    "desktop/presenter.py", "desktop/window.py", "desktop/__main__.py", "widgets/help_overlay.py"]
 
 

@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 
 from desktop.export import HANDOUT_FILE, export_scenes, render_slide
 from desktop.scenario_store import ScenarioStore
-from desktop.scenes.registry import export_name, scene_classes
+from desktop.scenes.registry import scene_entries
 from widgets.theme import THEMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,10 +35,10 @@ def pdf_page_count(pdf: bytes) -> int:
 
 def test_a_slide_is_exactly_the_size_asked_for_and_shows_its_last_caption(qapp, language):
     store = ScenarioStore()
-    cls = scene_classes()[0]
+    cls = scene_entries()[0].load()
     slide = render_slide(cls, language, store, THEMES["projector"], QSize(1024, 768))
     assert slide.image.size() == QSize(1024, 768)
-    assert len(slide.captions) == len(slide.notes) == len(cls.build_names)      # a phase per build here
+    assert len(slide.captions) == len(slide.notes) == len(cls.Story.builds)      # a phase per build here
     assert slide.title == language.text(f"{cls.key}.title")
     assert distinct_colours(slide.image) > 8 and dark_share(slide.image) > 0.005
     assert slide.stage_rect.height() > 768 / 2
@@ -46,23 +46,23 @@ def test_a_slide_is_exactly_the_size_asked_for_and_shows_its_last_caption(qapp, 
 
 def test_export_writes_every_scene_and_the_handout(qapp, language, tmp_path):
     store = ScenarioStore()
-    written = list(export_scenes(scene_classes(), language, store, THEMES["light"], QSize(800, 600),
+    written = list(export_scenes(scene_entries(), language, store, THEMES["light"], QSize(800, 600),
                                  png_dir=tmp_path, pdf_path=tmp_path / HANDOUT_FILE))
-    expected = [tmp_path / f"{export_name(cls)}.png" for cls in scene_classes()] + [tmp_path / HANDOUT_FILE]
+    expected = [tmp_path / f"{entry.export_name}.png" for entry in scene_entries()] + [tmp_path / HANDOUT_FILE]
     assert written == expected
     for path in expected[:-1]:
         image = QImage(str(path))
         assert image.size() == QSize(800, 600) and distinct_colours(image) > 8, path
     pdf = expected[-1].read_bytes()
     assert pdf.startswith(b"%PDF") and pdf.rstrip().endswith(b"%%EOF")
-    assert pdf_page_count(pdf) >= len(scene_classes())     # a page per scene; long notes continue overleaf
+    assert pdf_page_count(pdf) >= len(scene_entries())     # a page per scene; long notes continue overleaf
 
 
 def test_export_to_a_place_it_cannot_write_is_an_oserror(qapp, language, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(OSError):
-        list(export_scenes(scene_classes(), language, ScenarioStore(), THEMES["light"], QSize(640, 480),
+        list(export_scenes(scene_entries(), language, ScenarioStore(), THEMES["light"], QSize(640, 480),
                            png_dir=blocker / "pictures"))
 
 
@@ -82,8 +82,8 @@ def test_python_m_desktop_export_writes_pictures_that_are_not_blank(tmp_path):
         [sys.executable, "-m", "desktop", "--export", str(tmp_path / "out"), "--lang", "zh", "--size", "1024x768"],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    for cls in scene_classes():
-        image = QImage(str(tmp_path / "out" / f"{export_name(cls)}.png"))
+    for entry in scene_entries():
+        image = QImage(str(tmp_path / "out" / f"{entry.export_name}.png"))
         assert image.size() == QSize(1024, 768), cls.key
         assert distinct_colours(image) > 8 and dark_share(image) > 0.005, cls.key
     assert (tmp_path / "out" / HANDOUT_FILE).read_bytes().startswith(b"%PDF")
@@ -100,7 +100,7 @@ def test_the_menu_export_writes_the_build_on_screen_and_the_cli_the_last(window,
         return original(*args, build=build, **kwargs)
 
     monkeypatch.setattr(export, "render_slide", spy)
-    summary = window.deck.position_of(7)
+    summary = window.deck.position_of("summary")
     window.deck.show(summary, "first")
     window.deck.next()                                   # the first answer revealed, three still hidden
     on_screen = window.deck.current.build_index
@@ -176,7 +176,7 @@ def test_the_handout_is_real_text_with_every_number_and_the_notes(qapp, tmp_path
         import pytest
         pytest.skip("pdftotext (poppler-utils) is not installed; .ci/run installs it")
     done = subprocess.run([sys.executable, "-m", "desktop", "--export", str(tmp_path), "--lang", "zh",
-                           "--scene", "5"], capture_output=True, text=True, timeout=300)
+                           "--scene", "kv_cache"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     text = subprocess.run(["pdftotext", str(tmp_path / "handout.pdf"), "-"], capture_output=True,
                           text=True, timeout=60).stdout

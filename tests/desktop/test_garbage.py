@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.app import create_application
 from desktop.garbage import UiThreadCollector, collect_on_ui_thread
-from desktop.worker import Worker
+from desktop.kit.worker import Worker
 
 
 def _cycles(n: int) -> None:

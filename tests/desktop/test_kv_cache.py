@@ -8,10 +8,10 @@ import pytest
 
 from desktop.i18n import Language
 from desktop.scenario_store import DEFAULT_SCENARIO, ScenarioStore
-from desktop.scene import SceneContext, create_scene
-from desktop.scenes.kv_cache import KvCacheScene
-from desktop.scenes.kv_cache_memory_model import sharing_changes
-from desktop.scenes.kv_cache_model import BUILDS, CONTEXT_PLAY_SECONDS, PLAYBACK_TOKENS
+from desktop.kit.scene import SceneKit, create_scene
+from desktop.scenes.kv_cache.view import KvCacheScene
+from desktop.scenes.kv_cache.memory import sharing_changes
+from desktop.scenes.kv_cache.pictures import BUILDS, CONTEXT_PLAY_SECONDS, PLAYBACK_TOKENS
 from desktop.slide import SlideFrame
 from engine import InputError, Scenario, compute_report
 from engine.catalog import default_catalog
@@ -27,7 +27,7 @@ CATALOG = default_catalog()
 def make_scene(qtbot):
     def make(language: str = "en", scenario: Scenario | None = None, size=(1280, 640), theme=None):
         store = ScenarioStore(scenario or DEFAULT_SCENARIO)
-        scene = create_scene(KvCacheScene, SceneContext(Language(language), store, theme or THEMES["light"]))
+        scene = create_scene(KvCacheScene, SceneKit(Language(language), store, theme or THEMES["light"]))
         store.changed.connect(scene.on_report)           # what the deck does for the shown scene
         qtbot.addWidget(scene)
         scene.resize(*size)
@@ -91,7 +91,7 @@ def test_the_comparison_bars_grow_and_end_exactly_at_the_engines_numbers(make_sc
 
 def test_the_growth_playback_fills_the_bar_until_the_engine_says_it_overflows(make_scene):
     scene = make_scene()
-    report = scene.context.store.report
+    report = scene.kit.store.report
     scene.go_to_build(BUILDS.index("growth"), animate=True)
     seen_fit = seen_over = False
     for _ in range(40):
@@ -109,7 +109,7 @@ def test_the_growth_playback_fills_the_bar_until_the_engine_says_it_overflows(ma
 def test_the_context_control_at_the_limit_fits_and_one_more_token_overflows(make_scene, changes):
     scene = make_scene(scenario=dataclasses.replace(DEFAULT_SCENARIO, **changes))
     scene.go_to_build(BUILDS.index("growth"), animate=False)
-    limit = scene.context.store.report.max_context_tokens
+    limit = scene.kit.store.report.max_context_tokens
     if limit >= 131072:
         pytest.skip("the whole axis fits")
     scene.set_context(limit)
@@ -137,26 +137,26 @@ def test_sharing_shows_the_engines_conversations_on_one_to_eight_gpus(make_scene
 def test_a_new_scenario_reaches_every_widget(make_scene):
     scene = make_scene()
     scene.go_to_build(BUILDS.index("architectures"), animate=False)
-    scene.context.store.update(model="deepseek-v3", gpus=8, weights="fp8")
+    scene.kit.store.update(model="deepseek-v3", gpus=8, weights="fp8")
     assert [tile.key for tile in scene.factors.state.factors] == ["layers", "latent", "bytes"]
     assert scene.factors.state.result_text.endswith(" per token")
     scene.go_to_build(BUILDS.index("growth"), animate=False)
     assert scene.growth.state.curve[-1][0] == CATALOG.model("deepseek-v3").max_context_tokens
-    scene.context.store.update(model="mixtral-8x7b", gpus=2, weights="fp16")
+    scene.kit.store.update(model="mixtral-8x7b", gpus=2, weights="fp16")
     assert scene.growth.state.curve[-1][0] == 32768 and scene.context_tokens <= 32768
     assert [mark.key for mark in scene.growth.state.marks] == ["2k", "32k"]
 
 
 def test_the_scene_never_changes_the_shared_scenario(make_scene):
     scene = make_scene()
-    before = scene.context.store.scenario
+    before = scene.kit.store.scenario
     for index in range(scene.build_count):
         scene.go_to_build(index, animate=True)
         scene.play()
         scene.step()
         advance(scene, 0.5)
     scene.set_context(2048)
-    assert scene.context.store.scenario == before
+    assert scene.kit.store.scenario == before
 
 
 def _texts(scene):
@@ -175,7 +175,7 @@ def test_stage_text_stays_above_the_floor_never_overlaps_and_captions_keep_to_tw
     store = ScenarioStore(scenario)
     frame = SlideFrame(theme)
     qtbot.addWidget(frame)
-    scene = create_scene(KvCacheScene, SceneContext(Language(language), store, theme))
+    scene = create_scene(KvCacheScene, SceneKit(Language(language), store, theme))
     frame.stage.addWidget(scene)
     frame.resize(width, height)
     frame.set_presenting_height(height)
@@ -210,7 +210,7 @@ def test_stage_text_stays_above_the_floor_never_overlaps_and_captions_keep_to_tw
 def test_language_switch_rewrites_the_stage(make_scene):
     scene = make_scene()
     scene.go_to_build(BUILDS.index("sharing"), animate=False)
-    scene.context.language.set_code("zh")
+    scene.kit.language.set_code("zh")
     scene.retranslate()
     assert "对话" in scene.sharing.state.labels["title"]
     assert "张 GPU" in scene.sharing.state.rows[0].name
@@ -228,7 +228,7 @@ def test_a_refused_what_if_leaves_the_row_out_without_breaking(make_scene):
     scene = make_scene(scenario=Scenario(model="qwen2.5-7b", gpus=1))
     scene.go_to_build(BUILDS.index("sharing"), animate=False)
     assert [row.gpus for row in scene.sharing.state.rows] == [1, 2, 4]
-    assert isinstance(scene.context.what_if(gpus=8), InputError)
+    assert isinstance(scene.story().what_if(gpus=8), InputError)
 
 
 def test_a_model_longer_than_the_engine_sweeps_shows_a_note_not_a_crash(qtbot):
@@ -236,7 +236,7 @@ def test_a_model_longer_than_the_engine_sweeps_shows_a_note_not_a_crash(qtbot):
     long_70b = dataclasses.replace(CATALOG.model("llama-3.1-70b"), max_context_tokens=10 ** 9)
     catalog = dataclasses.replace(CATALOG, models={**CATALOG.models, "llama-3.1-70b": long_70b})
     store = ScenarioStore(DEFAULT_SCENARIO, catalog=catalog)
-    scene = create_scene(KvCacheScene, SceneContext(Language("en"), store, THEMES["light"]))
+    scene = create_scene(KvCacheScene, SceneKit(Language("en"), store, THEMES["light"]))
     qtbot.addWidget(scene)
     scene.resize(1280, 640)
     scene.show()
@@ -253,9 +253,10 @@ def test_a_model_longer_than_the_engine_sweeps_shows_a_note_not_a_crash(qtbot):
 def test_the_growth_playback_asks_the_engine_only_for_what_is_drawn(make_scene):
     scene = make_scene()
     scene.go_to_build(BUILDS.index("growth"), animate=True)
-    swept = scene.context_sweep()
-    assert len(swept.contexts) < 100 and swept.contexts[-1] == scene.longest
-    base = scene._growth_base
+    story = scene.story()
+    swept = story.sweep
+    assert len(swept.contexts) < 100 and swept.contexts[-1] == story.longest
+    base = story._growth_base
     for _ in range(5):
         advance(scene, CONTEXT_PLAY_SECONDS / 7)
         state = scene.growth.state

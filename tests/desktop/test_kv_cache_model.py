@@ -1,4 +1,4 @@
-"""Scene 5's model without Qt: every figure it hands the widgets is the engine's."""
+"""The KV cache scene's story without Qt: every figure it hands the widgets is the engine's."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from desktop.scenes import kv_cache_memory_model as memory
-from desktop.scenes import kv_cache_model as model
-from desktop.scenes.kv_cache_memory_model import sharing_changes
-from desktop.scenes.kv_cache_model import MARKS, PLAYBACK_TOKENS, SHARING_GPU_COUNTS, Architectures
-from desktop.what_if import WhatIfs
+from desktop.scenes.kv_cache import memory
+from desktop.scenes.kv_cache import pictures as model
+from desktop.scenes.kv_cache.memory import sharing_changes
+from desktop.scenes.kv_cache.pictures import MARKS, PLAYBACK_TOKENS, SHARING_GPU_COUNTS, Architectures
+from desktop.scenes.kv_cache.story import KvCacheStory, KvControls
+from tests.desktop.stories import context_sweep as swept, story, what_if
 from engine import InputError, Scenario, compute_report
 from engine.catalog import default_catalog
 from engine.kv_cache import kv_factors
@@ -45,28 +46,25 @@ def make_text(language: str = "en"):
 TEXT = make_text()
 
 
-WHAT_IFS = WhatIfs(CATALOG)
-
-
 def report_for(**changes):
     return compute_report(dataclasses.replace(DEFAULT, **changes), CATALOG)
 
 
 def context_sweep(scenario, longest: int):
     """The kit's sweep over the contexts the plot draws, as the scene asks for it."""
-    return WHAT_IFS.context_sweep(scenario, model.sweep_contexts(longest))
+    return swept(dataclasses.replace(scenario, output_tokens=1), model.sweep_contexts(longest))
 
 
 def growth_state(sweep, report, tokens: int, text=None):
     """The plot with its point at ``tokens`` (the engine's KV bytes there from a one-context sweep)."""
     text = text or TEXT
-    point = WHAT_IFS.context_sweep(report.scenario, (tokens,))
+    point = swept(dataclasses.replace(report.scenario, output_tokens=1), (tokens,))
     base = model.growth_base(sweep, report, model.longest_context(report.model), text)
     return model.growth_at(base, tokens, float(point.kv_bytes[0]), text)
 
 
 def growth_bar(sweep, report, tokens: int):
-    point = WHAT_IFS.context_sweep(report.scenario, (tokens,))
+    point = swept(dataclasses.replace(report.scenario, output_tokens=1), (tokens,))
     return memory.growth_bar(report, point, memory.bar_scale_bytes(report, sweep), TEXT)
 
 
@@ -197,7 +195,7 @@ def test_overflow_begins_where_the_engine_says_memory_runs_out(changes):
 def test_the_level_line_meets_the_curve_at_the_limit(sweep_70b):
     report, sweep = sweep_70b
     state = growth_state(sweep, report, 1)
-    limit = WHAT_IFS.context_sweep(report.scenario, (report.max_context_tokens,))
+    limit = swept(report.scenario, (report.max_context_tokens,))
     assert state.room_bytes == pytest.approx(float(limit.kv_bytes[0]))
     assert state.limit_tokens == report.max_context_tokens == 50486
 
@@ -251,40 +249,45 @@ def test_70b_fp16_conversations_of_32k_on_one_to_eight_h800s():
 
 
 # -- phases and texts --------------------------------------------------------------------------------------
-def _values(report):
-    longest = model.longest_context(report.model)
-    sweep = context_sweep(report.scenario, longest)
-    changes = sharing_changes(report.scenario, 32768)
-    results = {}
-    for gpus in SHARING_GPU_COUNTS:
-        try:
-            results[gpus] = compute_report(dataclasses.replace(report.scenario, gpus=gpus, **changes), CATALOG)
-        except InputError as refusal:
-            results[gpus] = refusal
-    return results, model.caption_values(report, ENTRIES, sweep, longest, results, 32768, TEXT)
+def kv_story(build: int, context: int = 32768, language: str = "en", **changes) -> KvCacheStory:
+    return story(KvCacheStory, dataclasses.replace(DEFAULT, **changes), build, KvControls(context), language,
+                 "kv_cache")
 
 
 def test_phases_follow_the_scenario():
-    longest = 131072
-    assert model.phase(model.GROWTH_BUILD, report_for(), longest, None) == "growth"
-    assert model.phase(model.GROWTH_BUILD, report_for(gpus=8), longest, None) == "growth_fits"
-    assert model.phase(model.GROWTH_BUILD, report_for(gpus=1), longest, None) == "growth_none"
-    one_gpu = report_for(gpus=1, **sharing_changes(DEFAULT, 32768))
-    assert model.phase(model.SHARING_BUILD, report_for(gpus=1), longest, one_gpu) == "sharing_none"
-    assert model.phase(model.SHARING_BUILD, report_for(), longest, report_for(**sharing_changes(DEFAULT, 2048))) \
-        == "sharing"
+    assert kv_story(model.GROWTH_BUILD).phase() == "growth"
+    assert kv_story(model.GROWTH_BUILD, gpus=8).phase() == "growth_fits"
+    assert kv_story(model.GROWTH_BUILD, gpus=1).phase() == "growth_none"
+    assert kv_story(model.SHARING_BUILD, gpus=1).phase() == "sharing_none"
+    assert kv_story(model.SHARING_BUILD, context=2048).phase() == "sharing"
+
+
+def test_the_first_build_asks_the_engine_for_nothing_but_its_report():
+    """The naive build's caption and picture need no sweep and no what-if (they used to ask for nine)."""
+    from desktop.kit.answers import Answers
+    from desktop.kit.story import Inputs
+    asked = []
+    answers = Answers(CATALOG)
+
+    def ask(question, *arguments):
+        asked.append(question.__name__)
+        return answers.ask(question, *arguments)
+
+    report = report_for()
+    shown = KvCacheStory(Inputs(DEFAULT, report, 0, ask, make_text(), controls=KvControls()))
+    shown.caption_values()["naive_total"], shown.states(None, 0.0)
+    assert asked == []
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_every_caption_and_note_fills_from_the_values(language):
-    report = report_for()
-    _, values = _values(report)
-    values_zh = model.caption_values(report, ENTRIES, context_sweep(report.scenario, 131072), 131072,
-                                     _values(report)[0], 32768, make_text(language))
+    values = kv_story(model.SHARING_BUILD, language=language).caption_values()
     for table in ("caption", "notes"):
         for name, entry in TEXTS[table].items():
-            filled = entry[language].format(**values_zh)
+            filled = entry[language].format_map(values)
             assert "{" not in filled, (table, name)
+    values = kv_story(model.SHARING_BUILD).caption_values()
+    report = report_for()
     assert values["kv_per_token"] == "320 KiB"
     assert values["formula"] == "2 × 80 × 8 × 128 × 2 bytes"
     assert values["mha"] == "2.5 MiB" and values["fp8"] == "160 KiB" and values["mla"] == "68.6 KiB"
@@ -302,7 +305,7 @@ def test_chinese_texts_use_full_width_punctuation():
 
 
 def test_the_sharing_bar_says_its_cache_is_this_cards_part():
-    result = WHAT_IFS.changed(DEFAULT, **memory.sharing_changes(DEFAULT, model.SHARING_CONTEXT_TOKENS))
+    result = what_if(DEFAULT, **memory.sharing_changes(DEFAULT, model.SHARING_CONTEXT_TOKENS))
     state = memory.sharing_bar(result, TEXT)
     kv = next(s for s in state.bars[0].segments if s.key == "kv")
     assert "on this card" in kv.label and format_bytes(kv.bytes) in kv.label

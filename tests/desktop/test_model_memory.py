@@ -8,16 +8,16 @@ import pytest
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import SceneContext, create_scene
-from desktop.scenes.model_memory import ModelMemoryScene
-from desktop.scenes.model_memory_model import BUILDS
+from desktop.kit.scene import SceneKit, create_scene
+from desktop.scenes.model_memory.view import ModelMemoryScene
+from desktop.scenes.model_memory.story import BUILDS
 from engine import Scenario
 from widgets.theme import THEMES, for_screen
 
 
 def make(qtbot, code="en", screen=(1024, 768), store=None):
     store = store or ScenarioStore()
-    scene = create_scene(ModelMemoryScene, SceneContext(Language(code), store, for_screen(THEMES["light"],
+    scene = create_scene(ModelMemoryScene, SceneKit(Language(code), store, for_screen(THEMES["light"],
                                                                                           screen[1])))
     qtbot.addWidget(scene)
     store.changed.connect(scene.on_report)         # as the deck passes each change on to the shown scene
@@ -51,7 +51,7 @@ def test_the_opening_is_the_seeds_problem_as_a_what_if(qtbot):
     scenario, report = scene.stage_subject()
     assert (scenario.model, scenario.weights, scenario.gpus, scenario.gpu) == ("llama-3.1-70b", "fp16", 1, "h800")
     assert not report.fits
-    assert scene.context.store.scenario.gpus == 2          # the shared one still fits on two
+    assert scene.kit.store.scenario.gpus == 2          # the shared one still fits on two
     texts = {text.key: text.text for text in _drawn(scene)}
     assert "141 GB" in texts["column.weights"] and "over" in texts["column.over"]
     assert "61.1 GB" in scene.caption()
@@ -62,7 +62,7 @@ def test_bars_end_exactly_at_the_engines_numbers(qtbot, build):
     scene = make(qtbot)
     scene.go_to_build(build)
     settle(scene)
-    results = scene.phase_results()
+    results = scene.story().results
     phase = BUILDS[build]
     shown = [results[way] for way in ("quantise", "split", "smaller")] if phase == "compare" else [results[phase]]
     for bars, report in zip(visible_bars(scene), shown, strict=True):
@@ -79,13 +79,13 @@ def test_bars_end_exactly_at_the_engines_numbers(qtbot, build):
 def test_mid_transition_the_bars_are_between_builds(qtbot):
     scene = make(qtbot)
     settle(scene)
-    problem = scene.phase_results()["problem"].weights_bytes_per_gpu
+    problem = scene.story().results["problem"].weights_bytes_per_gpu
     scene.go_to_build(1)
     scene.clock.set_seconds(scene.clock.seconds() + 0.1)
     bars = scene.bars[0]
     assert bars.animating()
     weights = bars.shown_state().bars[0].segments[0].bytes
-    assert scene.phase_results()["quantise"].weights_bytes_per_gpu < weights < problem
+    assert scene.story().results["quantise"].weights_bytes_per_gpu < weights < problem
 
 
 def _drawn(scene):
@@ -98,7 +98,7 @@ def _drawn(scene):
 
 
 def _check_readable(scene):
-    floor = scene.context.theme.text_floor_px
+    floor = scene.kit.theme.text_floor_px
     placed = []
     for bars in visible_bars(scene):
         bars.grab()
@@ -160,7 +160,7 @@ def test_explore_follows_the_shared_scenario_and_shows_a_refusal_inline(qtbot):
 
 def test_switching_language_rewrites_the_bars(qtbot):
     scene = make(qtbot, "en")
-    scene.context.language.set_code("zh")
+    scene.kit.language.set_code("zh")
     scene.retranslate()
     assert scene.bars[0].state.bars[0].segments[0].label.startswith("权重")
     assert "放不下" in scene.bars[0].state.footer

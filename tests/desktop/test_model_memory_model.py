@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop.scenes import model_memory_model as mm
-from desktop.what_if import WhatIfs
+from desktop.kit import questions
+from desktop.scenes.model_memory import story as mm
+from tests.desktop.stories import ANSWERS
 from engine import InputError, Scenario
 from engine.catalog import default_catalog
 from engine.units import format_bytes
@@ -16,7 +17,6 @@ from widgets.memory_bars_state import free_bytes, overflow_bytes, overflows, use
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTS = tomllib.loads((ROOT / "resources" / "text" / "model_memory.toml").read_text(encoding="utf-8"))
-WHAT_IFS = WhatIfs(default_catalog())
 BASE = Scenario(gpus=2)          # the app's default shared scenario
 
 
@@ -31,14 +31,14 @@ EN = text_in("en")
 
 
 def report(**changes):
-    result = WHAT_IFS.report(dataclasses.replace(BASE, **changes))
+    result = ANSWERS.ask(questions.report, dataclasses.replace(BASE, **changes))
     assert not isinstance(result, InputError), result
     return result
 
 
 def story_results(base: Scenario = BASE) -> dict:
-    results = {phase: WHAT_IFS.report(mm.story_scenario(base, phase)) for phase in mm.BUILD_CHANGES}
-    results["explore"] = WHAT_IFS.report(base)
+    results = {phase: ANSWERS.ask(questions.report, mm.story_scenario(base, phase)) for phase in mm.BUILD_CHANGES}
+    results["explore"] = ANSWERS.ask(questions.report, base)
     return results
 
 
@@ -124,14 +124,14 @@ def test_the_verdict_reads_fits_with_free_and_tokens_or_over():
     over = report(model="llama-3.1-70b", weights="fp16", gpus=1)
     line, role = mm.verdict(over, EN, str)
     assert role == "warning" and line == f"Does not fit: {format_bytes(-over.free_bytes_per_gpu)} over"
-    refusal = WHAT_IFS.report(dataclasses.replace(BASE, gpus=3))
+    refusal = ANSWERS.ask(questions.report, dataclasses.replace(BASE, gpus=3))
     assert isinstance(refusal, InputError)
     line, role = mm.verdict(refusal, EN, lambda error: "refused: " + str(error))
     assert role == "warning" and line.startswith("refused: ") and "3" in line
 
 
 def test_a_refusal_shows_no_bars_and_says_why():
-    refusal = WHAT_IFS.report(dataclasses.replace(BASE, gpus=3))
+    refusal = ANSWERS.ask(questions.report, dataclasses.replace(BASE, gpus=3))
     state = mm.bars_state(refusal, EN, str, 100e9)
     assert state.bars == () and state.footer == str(refusal) and state.footer_role == "warning"
 

@@ -5,7 +5,7 @@ import pytest
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import SceneContext, create_scene
+from desktop.kit.scene import SceneKit, create_scene
 from desktop.scenes import one_token_model as model
 from desktop.scenes.one_token import OneTokenScene
 from engine.token_pieces import joined_bytes
@@ -20,7 +20,7 @@ def make_scene(qtbot):
     def make(language="en", scenario=None, size=(1280, 640), screen_height=768):
         store = ScenarioStore(scenario)
         theme = for_screen(THEMES["light"], screen_height)
-        scene = create_scene(OneTokenScene, SceneContext(Language(language), store, theme))
+        scene = create_scene(OneTokenScene, SceneKit(Language(language), store, theme))
         store.changed.connect(scene.on_report)          # what the deck does for the shown scene
         qtbot.addWidget(scene)
         scene.resize(*size)
@@ -75,7 +75,7 @@ def test_kv_segment_is_the_engines_kv_for_the_context_so_far(make_scene):
     scene = make_scene()
     for n in (1, 3, scene.cut.passes):
         scene.go_to_build(n, animate=False)
-        step = scene.context.what_if(batch=1, prompt_tokens=len(scene.cut.prompt), output_tokens=n)
+        step = scene.story().what_if(batch=1, prompt_tokens=len(scene.cut.prompt), output_tokens=n)
         kv = next(s for s in scene.bars.state.bars[0].segments if s.key == "kv")
         assert kv.bytes == step.kv_bytes_per_gpu
     scene.go_to_build(0, animate=False)
@@ -151,7 +151,7 @@ def test_switching_tokenizer_keeps_the_pass_where_it_can(make_scene, qtbot):
 
 def test_language_switch_cuts_the_english_request(make_scene):
     scene = make_scene("zh")
-    scene.context.language.set_code("en")
+    scene.kit.language.set_code("en")
     scene.retranslate()                                 # what the deck does on a language change
     scene.ensure_ready()
     assert joined_bytes(scene.cut.prompt) == b"Write me a short poem about the sea."
@@ -174,7 +174,7 @@ def test_a_speed_not_offered_is_refused_with_a_note(make_scene):
 @pytest.mark.parametrize("size,screen", [((760, 540), 768), ((1500, 820), 1080)])
 def test_no_stage_text_below_the_floor_and_none_overlapping(make_scene, language, size, screen):
     scene = make_scene(language, size=size, screen_height=screen)
-    floor = scene.context.theme.text_floor_px
+    floor = scene.kit.theme.text_floor_px
     for build in range(scene.build_count):
         scene.go_to_build(build, animate=False)
         scene.stepper.grab()
@@ -192,7 +192,7 @@ def test_first_show_loads_the_vocabulary_in_the_worker_and_counting_builds_waits
     from engine.tokenizer_vocab import forget_loaded
     forget_loaded()
     store = ScenarioStore()
-    scene = create_scene(OneTokenScene, SceneContext(Language("zh"), store, THEMES["light"]))
+    scene = create_scene(OneTokenScene, SceneKit(Language("zh"), store, THEMES["light"]))
     qtbot.addWidget(scene)
     assert scene.cut is None and scene.phase() == "loading"
     scene.reset()                                       # what the deck does when it shows the scene: no wait
@@ -201,6 +201,6 @@ def test_first_show_loads_the_vocabulary_in_the_worker_and_counting_builds_waits
         pass                                            # the worker's cut arrives; the caption changes
     assert scene.cut is not None and scene.phase() == "prompt"
     forget_loaded()
-    other = create_scene(OneTokenScene, SceneContext(Language("en"), store, THEMES["light"]))
+    other = create_scene(OneTokenScene, SceneKit(Language("en"), store, THEMES["light"]))
     qtbot.addWidget(other)
     assert other.build_count == len(other.cut.answer) + 2 + len(model.MISCONCEPTIONS)   # the export's count

@@ -10,9 +10,9 @@ from PySide6.QtCore import QRectF
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import SceneContext, create_scene
-from desktop.scenes import prefill_decode_model as model
-from desktop.scenes.prefill_decode import PrefillDecodeScene
+from desktop.kit.scene import SceneKit, create_scene
+from desktop.scenes.prefill_decode import story as model
+from desktop.scenes.prefill_decode.view import PrefillDecodeScene
 from engine import Scenario
 from engine.compute import decode_crossover_batch
 from engine.scenario import MAX_CONTEXT_TOKENS
@@ -26,7 +26,7 @@ def make_scene(qtbot):
              size=(1000, 560)) -> PrefillDecodeScene:
         store = ScenarioStore(scenario)
         scene = create_scene(PrefillDecodeScene,
-                             SceneContext(Language(language), store, for_screen(THEMES["light"], screen)))
+                             SceneKit(Language(language), store, for_screen(THEMES["light"], screen)))
         store.changed.connect(scene.on_report)       # what the deck does for the shown scene
         qtbot.addWidget(scene)
         scene.resize(*size)
@@ -36,7 +36,7 @@ def make_scene(qtbot):
 
 def test_block_widths_are_the_engines_times(make_scene):
     scene = make_scene()
-    report = scene.context.store.report
+    report = scene.kit.store.report
     state = scene.timeline.state
     assert state.prefill_seconds == report.ttft_seconds == report.prefill.seconds
     assert state.decode_step_seconds == report.tpot_seconds
@@ -52,7 +52,7 @@ def test_the_decode_share_shown_is_the_engines(make_scene):
     scene = make_scene()
     scene.go_to_build(model.SHARE, animate=False)
     scene.grab()
-    share = format_percent(scene.context.store.report.decode_share)
+    share = format_percent(scene.kit.store.report.decode_share)
     assert any(t.key == "figure_value" and t.text == share for t in scene.table.drawn_texts())
     assert share in scene.caption()
 
@@ -61,31 +61,31 @@ def test_the_crossover_shown_is_the_engines(make_scene):
     scene = make_scene()
     scene.go_to_build(model.BATCHING, animate=False)
     scene.grab()
-    store = scene.context.store
+    store = scene.kit.store
     crossover = decode_crossover_batch(store.scenario, store.catalog)
     if crossover is None:                      # the engine finds none up to the largest batch: the scene says so
         store.update(model="llama-3.1-8b", gpus=1, prompt_tokens=100, output_tokens=100)
         scene.grab()
         crossover = decode_crossover_batch(store.scenario, store.catalog)
     assert any(t.key == "figure_value" and t.text == format_count(crossover) for t in scene.table.drawn_texts())
-    assert scene.context.what_if(batch=crossover).decode.bound == "compute"
-    assert scene.context.what_if(batch=crossover - 1).decode.bound == "memory"
+    assert scene.story().what_if(batch=crossover).decode.bound == "compute"
+    assert scene.story().what_if(batch=crossover - 1).decode.bound == "memory"
     assert format_count(crossover) in scene.caption()
 
 
 def test_stepping_builds_never_changes_the_shared_scenario(make_scene):
     scene = make_scene()
-    before = scene.context.store.scenario
+    before = scene.kit.store.scenario
     for _ in range(scene.build_count + 1):
         scene.next_build()
     while scene.previous_build():
         pass
     scene.reset()
-    assert scene.context.store.scenario == before
+    assert scene.kit.store.scenario == before
 
 
 def model_steps_per_doubling() -> int:
-    from desktop.scenes.prefill_decode import BATCH_SLIDER_STEPS_PER_DOUBLING
+    from desktop.scenes.prefill_decode.view import BATCH_SLIDER_STEPS_PER_DOUBLING
     return BATCH_SLIDER_STEPS_PER_DOUBLING
 
 
@@ -93,20 +93,20 @@ def test_the_controls_change_the_shared_scenario(make_scene):
     scene = make_scene()
     scene.go_to_build(model.BATCHING, animate=False)
     scene.batch_slider.setValue(3 * model_steps_per_doubling())          # 2**3
-    store = scene.context.store
+    store = scene.kit.store
     assert store.scenario.batch == 8
     assert scene.timeline.state.prefill_seconds == store.report.ttft_seconds
     assert scene.table.state.highlight_row == 1            # batch 1 above it
     scene.batch_slider.setValue(scene.batch_slider.value() + 4)     # one doubling
     assert store.scenario.batch == 16
-    scene.context.store.update(prompt_tokens=2000, output_tokens=300)     # from the shared panel
+    scene.kit.store.update(prompt_tokens=2000, output_tokens=300)     # from the shared panel
     assert (store.scenario.prompt_tokens, store.scenario.output_tokens) == (2000, 300)
     assert scene.timeline.state.decode_steps == 299
 
 
 def test_a_refused_length_is_shown_inline_and_changes_nothing(make_scene):
     scene = make_scene()
-    store = scene.context.store
+    store = scene.kit.store
     before = store.scenario
     assert not scene.set_field(prompt_tokens=MAX_CONTEXT_TOKENS)    # with 500 output tokens: over the limit
     assert store.scenario == before
@@ -118,16 +118,16 @@ def test_a_refused_length_is_shown_inline_and_changes_nothing(make_scene):
 
 def test_a_change_from_the_side_panel_reaches_the_controls(make_scene):
     scene = make_scene()
-    scene.context.store.update(batch=64, gpu="h200")
+    scene.kit.store.update(batch=64, gpu="h200")
     assert round(2 ** (scene.batch_slider.value() / model_steps_per_doubling())) == 64
-    assert scene.inputs.crossover == decode_crossover_batch(scene.context.store.scenario, scene.context.catalog)
+    assert scene.story().crossover == decode_crossover_batch(scene.kit.store.scenario, scene.kit.catalog)
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 @pytest.mark.parametrize("screen, size", [(768, (760, 470)), (1080, (1500, 720))])
 def test_stage_text_is_readable_inside_and_never_overlaps(make_scene, language, screen, size):
     scene = make_scene(language, screen=screen, size=size)
-    floor = scene.context.theme.text_floor_px
+    floor = scene.kit.theme.text_floor_px
     for build in range(scene.build_count):
         scene.go_to_build(build, animate=False)
         scene.grab()
@@ -169,7 +169,7 @@ def test_a_language_switch_reaches_stage_controls_and_notes(make_scene):
     scene = make_scene("en")
     scene.go_to_build(model.SHARE, animate=False)
     assert "Other mode: in ideal mode" in scene.notes()
-    scene.context.language.set_code("zh")
+    scene.kit.language.set_code("zh")
     scene.retranslate()
     assert scene.timeline.state.labels["scale"] == "一个请求（按比例）"
     assert scene.table.state.figure_label == "花在 Decode 上的时间"
@@ -180,10 +180,10 @@ def test_a_language_switch_reaches_stage_controls_and_notes(make_scene):
 def test_the_bar_is_drawn_to_scale(make_scene, batch):
     scene = make_scene(scenario=dataclasses.replace(Scenario(gpus=2), batch=batch))
     image = scene.timeline.grab().toImage()
-    report = scene.context.store.report
+    report = scene.kit.store.report
     bar = scene.timeline.layout_now().main_bar
     split = bar.left() + report.ttft_seconds / report.total_seconds * bar.width()
     y = round(bar.bottom() - 3)                     # below the label plate
-    theme = scene.context.theme
+    theme = scene.kit.theme
     assert image.pixelColor(round(split - 3), y) == theme.color("compute")     # prefill ends here ...
     assert image.pixelColor(round(split + 3), y) == theme.color("memory")      # ... and decode begins

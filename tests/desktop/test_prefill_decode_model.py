@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from desktop.scenes import prefill_decode_model as model
-from desktop.what_if import WhatIfs
+from desktop.kit import questions
+from desktop.scenes.prefill_decode import story as model
+from tests.desktop.stories import ANSWERS, story, what_if
 from engine import Scenario
 from engine.catalog import default_catalog
 from engine.compute import decode_crossover_batch
 from engine.units import format_count, format_percent, format_ratio, format_seconds
 
 CATALOG = default_catalog()
-WHAT_IFS = WhatIfs(CATALOG)
 DEFAULT = Scenario(gpus=2)
 TEXTS = tomllib.loads((Path(__file__).resolve().parents[2] / "resources/text/prefill_decode.toml").read_text("utf-8"))
 
@@ -30,11 +30,8 @@ def text(key: str, count=None, **values) -> str:
     return form.format(**values, count=count)
 
 
-def inputs(scenario: Scenario = DEFAULT, build: int = 0) -> model.SceneInputs:
-    crossover = decode_crossover_batch(scenario, CATALOG)
-    report = WHAT_IFS.report(scenario)
-    sweep = {b: WHAT_IFS.changed(scenario, batch=b) for b in model.sweep_batches(scenario.batch, crossover)}
-    return model.SceneInputs(scenario, report, sweep, crossover, build)
+def inputs(scenario: Scenario = DEFAULT, build: int = 0) -> model.PrefillDecodeStory:
+    return story(model.PrefillDecodeStory, scenario, build, text=text)
 
 
 SCENARIOS = [DEFAULT, dataclasses.replace(DEFAULT, batch=16, prompt_tokens=4000, output_tokens=200),
@@ -87,9 +84,9 @@ def test_the_crossover_shown_is_the_engines_and_the_what_ifs_agree(scenario):
         assert t.figure_value == text("label.crossover_never_value")
         return
     assert t.figure_value == format_count(crossover)
-    assert WHAT_IFS.changed(scenario, batch=crossover).decode.bound == "compute"
+    assert what_if(scenario, batch=crossover).decode.bound == "compute"
     if crossover > 1:
-        assert WHAT_IFS.changed(scenario, batch=crossover - 1).decode.bound == "memory"
+        assert what_if(scenario, batch=crossover - 1).decode.bound == "memory"
     row = t.cell(f"{crossover}.bound")
     assert row.text == "compute-bound"
     assert crossover in model.sweep_batches(scenario.batch, crossover)
@@ -97,8 +94,8 @@ def test_the_crossover_shown_is_the_engines_and_the_what_ifs_agree(scenario):
 
 def test_batching_raises_compute_in_use_while_time_per_token_barely_moves():
     i = inputs(build=model.BATCHING)
-    busy = [i.sweep[b].decode.utilisation for b in (1, 8)]
-    tpot = [i.sweep[b].tpot_seconds for b in (1, 8)]
+    busy = [i.at_batch(b).decode.utilisation for b in (1, 8)]
+    tpot = [i.at_batch(b).tpot_seconds for b in (1, 8)]
     assert busy[1] > 7 * busy[0]
     assert tpot[1] < 1.1 * tpot[0]
     t = model.table_state(i, text)
@@ -109,7 +106,7 @@ def test_batching_raises_compute_in_use_while_time_per_token_barely_moves():
 def test_the_price_ratio_is_the_engines_and_falls_with_the_batch():
     i = inputs(build=model.PRICE)
     t = model.table_state(i, text)
-    ratios = [i.sweep[b].output_to_input_price_ratio for b in model.SWEEP_BATCHES]
+    ratios = [i.at_batch(b).output_to_input_price_ratio for b in model.SWEEP_BATCHES]
     assert ratios == sorted(ratios, reverse=True) and ratios[0] > 10 * ratios[-1]
     for b, ratio in zip(model.SWEEP_BATCHES, ratios):
         assert t.cell(f"{b}.price_ratio").text == format_ratio(ratio)
@@ -135,8 +132,8 @@ def test_phases_follow_the_scenario_where_the_usual_story_turns_around():
 def test_every_placeholder_of_captions_and_notes_has_a_value():
     i = inputs()
     other = dataclasses.replace(DEFAULT, mode="ideal")
-    values = model.note_values(i, WHAT_IFS.report(other), decode_crossover_batch(other, CATALOG), text)
-    assert values["other_decode_share"] == format_percent(WHAT_IFS.report(other).decode_share)
+    values = model.note_values(i)
+    assert values["other_decode_share"] == format_percent(ANSWERS.ask(questions.report, other).decode_share)
     assert set(model.caption_values(i)) < set(values)
     for section in ("caption", "notes"):
         for name, entry in TEXTS[section].items():
@@ -152,4 +149,4 @@ def test_each_compute_gauge_takes_the_colour_of_its_bound():
     for row in t.rows:
         busy = next(c for c in row if c.key.endswith(".busy"))
         batch = int(busy.key.split(".")[0])
-        assert busy.bar_role == ("compute" if i.sweep[batch].decode.bound == "compute" else "memory")
+        assert busy.bar_role == ("compute" if i.at_batch(batch).decode.bound == "compute" else "memory")

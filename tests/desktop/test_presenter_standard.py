@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from desktop.i18n import LANGUAGES, Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import SceneContext, create_scene
+from desktop.kit.scene import SceneKit, create_scene
 from desktop.scenes.registry import scene_classes
 from desktop.slide import SlideFrame, keep_units_whole
 from widgets.theme import THEMES, for_screen
@@ -34,7 +34,7 @@ def _presenting(cls, code: str, size: QSize, theme_id: str = "light"):
     frame = SlideFrame(theme)
     frame.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
     language = Language(code)
-    scene = create_scene(cls, SceneContext(language, ScenarioStore(), theme))
+    scene = create_scene(cls, SceneKit(language, ScenarioStore(), theme))
     frame.stage.addWidget(scene)
     frame.set_presenting_height(size.height())
     frame.resize(size)
@@ -138,7 +138,7 @@ def test_the_stage_keeps_its_size_however_a_build_is_reached(qtbot, make_window,
     window.resize(1024, 768)
     qtbot.waitUntil(lambda: window.width() == 1024)
     deck = window.deck
-    position = deck.position_of(cls.number)
+    position = deck.position_of(cls.key)
 
     def stage_size():
         window.slide.layout().activate()
@@ -182,7 +182,7 @@ def test_every_title_stays_on_one_line_beside_the_corner(presenting, code, size)
     for cls in SCENES:
         frame, scene, _ = presenting(cls, code, size)
         frame.set_texts(scene.title(), scene.caption())
-        frame.set_subject(*subject_texts(scene.context.language, scene))     # the default scenario's corner
+        frame.set_subject(*subject_texts(scene.kit.language, scene))     # the default scenario's corner
         frame.layout().activate()
         label = frame.title_label
         metrics = QFontMetricsF(label.font())

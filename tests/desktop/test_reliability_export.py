@@ -14,14 +14,14 @@ from desktop.__main__ import BadCommandLine, parse_command_line
 from desktop.error_text import write_problem
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scenes.registry import export_name, scene_classes
+from desktop.scenes.registry import scene_entries
 from widgets.theme import THEMES
 
 SMALL = QSize(640, 480)
 
 
 def run(folder: Path, classes=None) -> list[Path]:
-    classes = classes or scene_classes()[:2]
+    classes = classes or scene_entries()[:2]
     return list(export.export_scenes(classes, Language("en"), ScenarioStore(), THEMES["light"], SMALL,
                                      png_dir=folder, pdf_path=folder / export.HANDOUT_FILE))
 
@@ -46,7 +46,7 @@ def test_an_interrupted_export_leaves_the_previous_good_files(qapp, tmp_path, mo
     after = snapshot(tmp_path)
     assert after.keys() == before.keys()                              # no .partial file left behind
     assert after[export.HANDOUT_FILE] == before[export.HANDOUT_FILE]  # the handout untouched: never 0 bytes
-    second = f"{export_name(scene_classes()[1])}.png"
+    second = f"{scene_entries()[1].export_name}.png"
     assert after[second] == before[second]
     for name in after:
         if name.endswith(".png"):
@@ -56,7 +56,7 @@ def test_an_interrupted_export_leaves_the_previous_good_files(qapp, tmp_path, mo
 def test_stopping_the_export_between_scenes_keeps_the_previous_handout(qapp, tmp_path):
     run(tmp_path)
     before = (tmp_path / export.HANDOUT_FILE).read_bytes()
-    steps = export.export_scenes(scene_classes()[:2], Language("en"), ScenarioStore(), THEMES["light"], SMALL,
+    steps = export.export_scenes(scene_entries()[:2], Language("en"), ScenarioStore(), THEMES["light"], SMALL,
                                  png_dir=tmp_path, pdf_path=tmp_path / export.HANDOUT_FILE)
     next(steps)
     steps.close()                                                     # the window's Cancel, or Ctrl+C
@@ -70,7 +70,7 @@ def test_a_read_only_place_gives_one_sentence_and_no_qt_line(qapp, tmp_path, mon
     def read_only(path, *_args, **_kwargs):
         raise OSError(errno.EROFS, "Read-only file system", str(path))
     monkeypatch.setattr(export, "open", read_only, raising=False)
-    code = run_export(tmp_path, Language("en"), SMALL, "light", scene_classes()[0].number)
+    code = run_export(tmp_path, Language("en"), SMALL, "light", scene_entries()[0].key)
     err = capfd.readouterr().err
     assert code == 2
     assert [line for line in err.splitlines() if line.strip()] == [
@@ -80,8 +80,8 @@ def test_a_read_only_place_gives_one_sentence_and_no_qt_line(qapp, tmp_path, mon
 
 def test_a_folder_name_that_is_not_utf8_is_written_as_typed(qapp, tmp_path):
     folder = Path(os.fsdecode(os.fsencode(str(tmp_path)) + b"/\xff\xfe"))
-    written = run(folder, scene_classes()[:1])
-    assert [path.name for path in written] == [f"{export_name(scene_classes()[0])}.png", export.HANDOUT_FILE]
+    written = run(folder, scene_entries()[:1])
+    assert [path.name for path in written] == [f"{scene_entries()[0].export_name}.png", export.HANDOUT_FILE]
     assert os.path.exists(os.fsencode(str(tmp_path)) + b"/\xff\xfe/" + export.HANDOUT_FILE.encode())
 
 

@@ -7,11 +7,12 @@ from PySide6.QtCore import QSize
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import SceneContext, create_scene
+from desktop.kit.scene import SceneKit, create_scene
 from desktop.scene_failure import FailedScene
 from desktop.scenes import registry
 from desktop.scenes.registry import scene_classes
-from desktop.what_if import refused
+from desktop.kit import questions
+from desktop.kit.answers import refused
 from engine import Scenario
 from engine.catalog import load_catalog
 from widgets.theme import THEMES, for_screen
@@ -76,10 +77,10 @@ def extreme_catalog(tmp_path_factory):
 ], ids=["slowest-8b", "fastest-8b-4096", "fastest-tiny-1-token", "slowest-tiny-10M"])
 def test_extreme_but_valid_entries_render_in_every_build_of_every_scene(qtbot, extreme_catalog, scenario):
     store = ScenarioStore(scenario, catalog=extreme_catalog)
-    assert not refused(store.what_ifs.report(scenario)) and store.scenario == scenario
+    assert not refused(store.answers.ask(questions.report, scenario)) and store.scenario == scenario
     theme = for_screen(THEMES["light"], 768)
     for cls in scene_classes():
-        scene = create_scene(cls, SceneContext(Language("zh"), store, theme))
+        scene = create_scene(cls, SceneKit(Language("zh"), store, theme))
         qtbot.addWidget(scene)
         scene.resize(QSize(960, 540))
         for index in range(scene.build_count):
@@ -93,18 +94,21 @@ def test_extreme_but_valid_entries_render_in_every_build_of_every_scene(qtbot, e
 def test_a_scene_that_cannot_be_built_shows_why_and_the_talk_goes_on(make_window, monkeypatch):
     real_load = registry._load
 
-    def broken(entry):
-        if entry.number == 3:
-            raise RuntimeError("a bug in scene 3")
-        return real_load(entry)
+    keys = registry.SCENES
+    broken_key, before, after = keys[2], keys[1], keys[3]
+
+    def broken(module, key):
+        if key == broken_key:
+            raise RuntimeError("a bug in this scene")
+        return real_load(module, key)
 
     monkeypatch.setattr(registry, "_load", broken)
     window = make_window("en")
-    window.deck.show(window.deck.position_of(2))
+    window.deck.show(window.deck.position_of(before))
     for _ in range(window.deck.current.build_count):
         window.run_command("next")
-    assert isinstance(window.deck.current, FailedScene) and window.deck.current_number == 3
-    assert "a bug in scene 3" in window.slide.caption_label.text()
-    assert window.slide.title_label.text() == window.language.text("one_token.title")
-    window.run_command("next")                                       # and on to scene 4
-    assert window.deck.current_number == 4 and not isinstance(window.deck.current, FailedScene)
+    assert isinstance(window.deck.current, FailedScene) and window.deck.current_key == broken_key
+    assert "a bug in this scene" in window.slide.caption_label.text()
+    assert window.slide.title_label.text() == window.language.text(f"{broken_key}.title")
+    window.run_command("next")                                       # and on to the next scene
+    assert window.deck.current_key == after and not isinstance(window.deck.current, FailedScene)

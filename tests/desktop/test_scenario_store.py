@@ -53,4 +53,4 @@ def test_a_gpu_chosen_in_the_controls_is_the_gpu_of_every_scene(qtbot, window):
     assert window.store.scenario.gpu == "h100-sxm"
     for position in range(len(window.deck.entries)):
         window.deck.show(position)
-        assert window.deck.current.context.store.scenario.gpu == "h100-sxm"
+        assert window.deck.current.kit.store.scenario.gpu == "h100-sxm"

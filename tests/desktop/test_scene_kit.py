@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 from shiboken6 import isValid
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from desktop.i18n import LANGUAGES, Language, load_texts
+from desktop.i18n import LANGUAGES, Language
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
 from desktop.kit import questions
@@ -81,9 +81,10 @@ def test_any_scenario_the_engine_accepts_renders_in_every_build(qtbot, cls, scen
 @pytest.mark.parametrize("code", LANGUAGES)
 @pytest.mark.parametrize("cls", SCENES, ids=lambda cls: cls.key)
 def test_every_phase_has_a_caption_and_notes(qtbot, cls, code):
-    scene = create_scene(cls, SceneKit(Language(code), ScenarioStore(), THEMES["light"]))
+    language = Language(code)
+    scene = create_scene(cls, SceneKit(language, ScenarioStore(), THEMES["light"]))
     qtbot.addWidget(scene)
-    keys = set(load_texts())
+    keys = set(language.keys())
     for index in range(scene.build_count):
         scene.go_to_build(index, animate=False)
         for kind in ("caption", "notes"):

@@ -27,7 +27,7 @@ def test_tests_never_touch_the_real_settings_folder(tmp_path_factory):
 
 
 def test_saved_settings_come_back(path):
-    chosen = Settings(language="zh", theme="projector", last_scene=7, clock_visible=False, geometry="AAAA",
+    chosen = Settings(language="zh", theme="projector", last_scene="summary", clock_visible=False, geometry="AAAA",
                       scene_list_visible=False, side_panel_visible=False,
                       scenario=replace(Scenario(), gpu="h100-sxm", batch=8, usd_per_gpu_hour=3.5))
     assert store.save(chosen, path) is None
@@ -52,11 +52,11 @@ def test_a_folder_where_the_file_should_be_is_unreadable_not_a_crash(path):
 
 @pytest.mark.parametrize("field, value", [
     ("language", "fr"), ("language", 3), ("theme", "neon"), ("theme", None), ("last_scene", 0),
-    ("last_scene", 99), ("last_scene", "3"), ("last_scene", True), ("clock_visible", "yes"),
+    ("last_scene", 99), ("last_scene", "3"), ("last_scene", True), ("last_scene", "a b"), ("clock_visible", "yes"),
     ("geometry", "not base64!"), ("geometry", 12), ("scene_list_visible", 0), ("side_panel_visible", "no"),
 ])
 def test_a_nonsense_value_is_reset_to_its_default_and_named(path, field, value):
-    good = {"theme": "dark", "last_scene": 7}
+    good = {"theme": "dark", "last_scene": "summary"}
     path.write_text(json.dumps({**good, field: value}), encoding="utf-8")
     loaded = store.load(path)
     assert loaded.reset_fields == [field]
@@ -64,6 +64,18 @@ def test_a_nonsense_value_is_reset_to_its_default_and_named(path, field, value):
     for name, kept in good.items():
         if name != field:
             assert getattr(loaded.settings, name) == kept
+
+
+@pytest.mark.parametrize("saved, key", [(5, "kv_cache"), (7, "summary"), (1, "gpu_waits"),
+                                        ("a_scene_of_a_later_version", "a_scene_of_a_later_version")])
+def test_the_last_scene_is_kept_by_key_and_a_number_saved_by_the_first_version_is_read_as_its_key(path, saved, key):
+    """The first version saved a number; scenes are now known by key, so a scene added before the summary does
+    not turn the saved summary into another scene. A key this version lacks is kept for the one that has it."""
+    path.write_text(json.dumps({"last_scene": saved}), encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.clean and loaded.settings.last_scene == key
+    assert store.save(loaded.settings, path) is None
+    assert json.loads(path.read_text(encoding="utf-8"))["last_scene"] == key
 
 
 @pytest.mark.parametrize("scenario, field", [

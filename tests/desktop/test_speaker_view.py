@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QApplication
 
 
 def test_s_opens_the_speaker_view_with_this_builds_notes(qtbot, window):
-    window.deck.show(window.deck.position_of(7))
+    window.deck.show(window.deck.position_of("summary"))
     qtbot.keyClick(window.slide, Qt.Key.Key_S)
     speaker = window.speaker
     qtbot.addWidget(speaker)
@@ -25,11 +25,11 @@ def test_the_next_build_is_previewed_and_the_speaker_views_keys_drive_the_talk(q
     qtbot.addWidget(speaker)
     qtbot.waitUntil(lambda: speaker.next_preview.pixmap() is not None and not speaker.next_preview.pixmap().isNull(),
                     timeout=10_000)
-    assert speaker.next_step() == (window.deck.current_class, 1)
+    assert speaker.next_step() == (window.deck.entries[0], 1)
     speaker.activateWindow()
     qtbot.keyClick(speaker, Qt.Key.Key_Right)            # the clicker, pressed while the speaker view has focus
     assert window.deck.current.build_index == 1
-    assert speaker.next_step() == (window.deck.current_class, 2)
+    assert speaker.next_step() == (window.deck.entries[0], 2)
 
 
 def test_the_audience_screen_shows_only_the_stage_while_the_speaker_view_is_open(qtbot, window):

@@ -51,17 +51,17 @@ def test_corrupt_settings_start_cleanly_with_a_one_line_note(tmp_path, content):
 def test_choices_are_remembered_between_starts(tmp_path):
     assert start(tmp_path, "--lang", "zh", "--theme", "projector", "--scene", "7").returncode == 0
     saved = settings_store.load(tmp_path / settings_store.FILE_NAME).settings
-    assert (saved.language, saved.theme, saved.last_scene) == ("zh", "projector", 7)
+    assert (saved.language, saved.theme, saved.last_scene) == ("zh", "projector", "summary")
     assert saved.geometry
 
 
 def test_the_window_restores_language_theme_scene_and_scenario(make_window):
     from dataclasses import replace
     from engine import Scenario
-    settings = Settings(language="zh", theme="dark", last_scene=7,
+    settings = Settings(language="zh", theme="dark", last_scene="summary",
                         scenario=replace(Scenario(), batch=16, gpu="h100-sxm"))
     window = make_window(language="zh", settings=settings)
-    assert window.deck.entries[window.deck.position].number == 7
+    assert window.deck.current_key == "summary"
     assert window.theme.id == "dark" and window.actions["theme_dark"].isChecked()
     assert window.controls.counts["batch"].value() == 16
     assert window.controls.choices["gpu"].currentData() == "h100-sxm"

@@ -7,10 +7,10 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.i18n import LANGUAGES, Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import SceneContext, create_scene
-from desktop.scenes.registry import scene_class
-from desktop.scenes.summary import REVEAL_SECONDS, SummaryScene
-from desktop.scenes.summary_model import QUESTIONS, RECAP_BUILD, linked_scene
+from desktop.kit.scene import SceneKit, create_scene
+from desktop.scenes.registry import find_entry
+from desktop.scenes.summary.story import QUESTIONS, RECAP_BUILD, REVEAL_SECONDS, linked_scene
+from desktop.scenes.summary.view import SummaryScene
 from engine.units import format_percent, format_usd
 from tests.desktop.test_presenter_standard import _stage_texts
 from widgets.theme import THEMES, for_screen
@@ -19,7 +19,7 @@ from widgets.theme import THEMES, for_screen
 @pytest.fixture
 def summary(qtbot, language):
     store = ScenarioStore()
-    scene = create_scene(SummaryScene, SceneContext(language, store, THEMES["light"]))
+    scene = create_scene(SummaryScene, SceneKit(language, store, THEMES["light"]))
     store.changed.connect(scene.on_report)
     qtbot.addWidget(scene)
     scene.resize(1280, 720)
@@ -44,7 +44,7 @@ def test_the_first_build_shows_the_first_question_alone_without_its_answer(summa
     card = summary.cards[0]
     assert card.geometry() == summary.rect()
     assert texts_of(card) == [card.state.question]
-    assert summary.context.language.text("summary.question.slow") in card.state.question
+    assert summary.kit.language.text("summary.question.slow") in card.state.question
 
 
 def test_each_question_then_its_answer_then_the_recap(summary):
@@ -87,7 +87,7 @@ def test_a_build_never_depends_on_how_fast_the_builds_before_it_were_stepped(sum
 
 
 def test_the_stage_shows_the_engines_numbers(summary):
-    report = summary.context.store.report
+    report = summary.kit.store.report
     summary.go_to_build(1, animate=False)
     idle = format_percent(1.0 - report.decode.utilisation)
     assert any(idle in text for text in texts_of(summary.pictures[0]))
@@ -96,8 +96,8 @@ def test_the_stage_shows_the_engines_numbers(summary):
     drawn = " ".join(texts_of(summary.pictures[3]) + texts_of(summary.cards[3]))
     assert format_usd(report.usd_per_million_output_tokens) in drawn
     assert format_usd(report.usd_per_million_input_tokens) in drawn
-    summary.context.store.update(usd_per_gpu_hour=7.0)
-    report = summary.context.store.report
+    summary.kit.store.update(usd_per_gpu_hour=7.0)
+    report = summary.kit.store.report
     assert format_usd(report.usd_per_million_output_tokens) in " ".join(texts_of(summary.pictures[3]))
 
 
@@ -109,32 +109,33 @@ def test_a_click_on_a_revealed_answer_jumps_to_its_scene_and_not_before(summary,
     picture = summary.pictures[0]
     with qtbot.waitSignal(summary.jump_requested) as signal:     # a click on the picture counts too
         qtbot.mouseClick(picture, Qt.MouseButton.LeftButton, pos=picture.rect().center())
-    assert signal.args == [1]
+    assert signal.args == [linked_scene("slow", summary.story().registered).key]
 
 
 def test_every_link_goes_to_a_registered_scene(summary):
     summary.prepare_for_export()
     for question, card in zip(QUESTIONS, summary.cards):
-        number = card.state.link_scene
-        assert number == linked_scene(question, summary.model.titles)
-        assert number == 0 or scene_class(number) is not None
-        assert number == 0 or scene_class(number).key in ("gpu_waits", "kv_cache", "model_memory",
-                                                          "tokens", "prefill_decode")
+        key = card.state.link_scene
+        linked = linked_scene(question, summary.story().registered)
+        assert key == (linked.key if linked else "")
+        assert key == "" or find_entry(key) is not None
+        assert key == "" or key in ("gpu_waits", "kv_cache", "model_memory", "tokens", "prefill_decode")
 
 
 def test_a_click_in_presentation_mode_jumps_and_g_with_the_number_does_too(make_window, qtbot):
     window = make_window()
     window.presentation.start(from_start=False)
     deck = window.deck
-    deck.show(deck.position_of(7))
-    deck.current.go_to_build(5, animate=False)             # the memory answer: links to scene 2
+    deck.show(deck.position_of("summary"))
+    deck.current.go_to_build(5, animate=False)             # the memory answer: links to the memory scene
     card = deck.current.cards[2]
     qtbot.mouseClick(card, Qt.MouseButton.LeftButton, pos=card.rect().center())
-    assert deck.entries[deck.position].number == 2
-    deck.show(deck.position_of(7), "last")
-    qtbot.keyClick(window, Qt.Key.Key_5)
+    assert deck.current_key == "model_memory"
+    deck.show(deck.position_of("summary"), "last")
+    number = find_entry("kv_cache").number
+    qtbot.keyClick(window, getattr(Qt.Key, f"Key_{number}"))
     qtbot.keyClick(window, Qt.Key.Key_Return)
-    assert deck.entries[deck.position].number == 5
+    assert deck.current_key == "kv_cache"
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
@@ -147,18 +148,18 @@ def test_the_handout_page_is_the_recap_with_notes_for_a_reader(qtbot, code):
             assert instruction not in notes
     recap = slide.notes[-1]
     assert "Say:" not in recap and "讲法" not in recap
-    scene = create_scene(SummaryScene, SceneContext(Language(code), ScenarioStore(), THEMES["light"]))
+    scene = create_scene(SummaryScene, SceneKit(Language(code), ScenarioStore(), THEMES["light"]))
     qtbot.addWidget(scene)
     scene.prepare_for_export()
     assert scene.phase() == "recap" and scene.notes() == recap
     for value in ("decode_share", "idle", "work_ratio", "weights", "kv_per_gpu", "out_price", "in_price", "ratio",
                   "busy_ratio"):
-        assert scene.note_values()[value] in recap
+        assert scene.story().note_values()[value] in recap
 
 
 def test_a_language_switch_rewrites_every_card(summary):
     summary.prepare_for_export()
-    summary.context.language.set_code("zh")
+    summary.kit.language.set_code("zh")
     summary.retranslate()
     assert summary.cards[0].state.question.endswith("大模型为什么慢？")
     assert "场景" in summary.cards[0].state.link
@@ -209,7 +210,7 @@ def test_the_memory_bars_are_handed_one_state_for_a_whole_reveal(summary, monkey
 
 
 def test_share_bars_on_their_own_build_draw_above_the_floor_and_at_it_in_the_recap(summary):
-    floor = summary.context.theme.text_floor_px
+    floor = summary.kit.theme.text_floor_px
     summary.go_to_build(1, animate=False)
     assert summary.pictures[0].theme.text_floor_px > 1.3 * floor
     summary.pictures[0].grab()

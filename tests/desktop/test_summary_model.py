@@ -1,4 +1,4 @@
-"""The summary's model without Qt: builds, links, and every figure against the engine's report."""
+"""The summary's story without Qt: builds, links, and every figure against the engine's report."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,22 +8,35 @@ import pytest
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scenes.kv_cache_model import PLAYBACK_TOKENS
-from desktop.scenes.summary_model import (
-    BUILDS, BUSY_SERVER_BATCH, QUESTIONS, RECAP_BUILD, BusyServer, SummaryModel, busy_server, focus, linked_scene,
+from desktop.kit import questions
+from desktop.kit.story import Inputs
+from desktop.scenes.kv_cache.pictures import PLAYBACK_TOKENS
+from desktop.scenes.registry import SceneEntry
+from desktop.scenes.summary.story import (
+    BUILDS, BUSY_SERVER_BATCH, QUESTIONS, RECAP_BUILD, BusyServer, SummaryStory, busy_server, focus, linked_scene,
 )
 from engine.kv_cache import tokens_processed_with_cache, tokens_processed_without_cache, work_ratio_without_cache
 from engine.units import format_bytes, format_count, format_percent, format_ratio, format_usd
 from widgets.memory_bars_state import used_bytes
 
-TITLES = {1: "Why the GPU waits", 2: "The model in GPU memory", 4: "Prefill and decode", 5: "The KV cache"}
+# Some scenes registered, with their places: links go only to these.
+REGISTERED = {entry.key: entry for entry in (SceneEntry("gpu_waits", 1), SceneEntry("model_memory", 2),
+                                             SceneEntry("prefill_decode", 4), SceneEntry("kv_cache", 5))}
 
 
-def make_model(code="en", scenario=DEFAULT_SCENARIO, titles=TITLES):
+def what_if(store):
+    return lambda **changes: store.answers.ask(questions.report, dataclasses.replace(store.scenario, **changes))
+
+
+def make_model(code="en", scenario=DEFAULT_SCENARIO, registered=REGISTERED, busy=None, report=None):
+    """The summary's story as its view makes it, with ``registered`` as the scenes a link may go to."""
     store = ScenarioStore(scenario)
-    language = Language(code)
-    busy = busy_server(store.scenario, store.report, lambda **changes: store.what_ifs.changed(store.scenario, **changes))
-    return SummaryModel(store.report, busy, titles, language.text, str), store.report, busy
+    report = report or store.report
+    story = SummaryStory(Inputs(store.scenario, report, 0, store.answers.ask, Language(code).text, str))
+    story.__dict__["registered"] = dict(registered)
+    if busy is not None:
+        story.__dict__["busy"] = busy
+    return story, report, story.busy
 
 
 def test_each_question_has_its_question_build_then_its_answer_build_then_the_recap():
@@ -34,13 +47,13 @@ def test_each_question_has_its_question_build_then_its_answer_build_then_the_rec
 
 
 def test_links_go_to_the_first_registered_scene_that_explains_the_answer():
-    assert [linked_scene(q, TITLES) for q in QUESTIONS] == [1, 5, 2, 4]
-    assert linked_scene("output_price", {**TITLES, 6: "Tokens"}) == 6
-    assert linked_scene("kv_cache", {1: "x"}) == 0
-    model, _, _ = make_model(titles={1: "Why the GPU waits"})
+    assert [linked_scene(q, REGISTERED).number for q in QUESTIONS] == [1, 5, 2, 4]
+    assert linked_scene("output_price", {**REGISTERED, "tokens": SceneEntry("tokens", 6)}).number == 6
+    assert linked_scene("kv_cache", {"gpu_waits": REGISTERED["gpu_waits"]}) is None
+    model, _, _ = make_model(registered={"gpu_waits": REGISTERED["gpu_waits"]})
     card = model.card(1)
-    assert card.link == "" and card.link_scene == 0
-    assert model.card(0).link == "→ Scene 1: Why the GPU waits" and model.card(0).link_scene == 1
+    assert card.link == "" and card.link_scene == ""
+    assert model.card(0).link == "→ Scene 1: Why the GPU waits" and model.card(0).link_scene == "gpu_waits"
 
 
 def test_the_idle_gauge_is_the_engines_decode_utilisation_and_decode_share():
@@ -120,7 +133,7 @@ def test_the_notes_quote_a_busy_server_that_fits_and_say_on_how_many_gpus():
     """Batch 128 does not fit the default 70B on 2 x H800: the notes' busy server is the fewest GPUs it fits on."""
     model, report, busy = make_model()
     store = ScenarioStore(DEFAULT_SCENARIO)
-    assert not store.what_ifs.changed(store.scenario, batch=BUSY_SERVER_BATCH).fits
+    assert not what_if(store)(batch=BUSY_SERVER_BATCH).fits
     assert busy.kind == "fits" and busy.batch == BUSY_SERVER_BATCH and busy.gpus == 4 and busy.result.fits
     assert busy.result.scenario.gpus == 4 and busy.result.scenario.batch == BUSY_SERVER_BATCH
     assert 2 <= busy.result.output_to_input_price_ratio <= 4
@@ -143,14 +156,14 @@ def test_values_follow_the_scenario_and_a_refused_or_unfitting_busy_server_has_i
     assert model.values["price"] == "$7" and model.values["batch"] == "8"
     from engine import InputError
     refusal = BusyServer("refused", BUSY_SERVER_BATCH, 2, InputError("batch must be at least 1."))
-    refused = SummaryModel(report, refusal, TITLES, Language("en").text, str)
+    refused, _, _ = make_model(scenario=scenario, busy=refusal)
     assert refused.values["busy_ratio"] == "" and "refused" in refused.values["busy_sentence"]
     assert "batch must be at least 1)" in refused.values["busy_sentence"]
     # Nothing up to 8 GPUs holds it: the figure is the scenario's own count's, and said to be hypothetical.
     store = ScenarioStore(dataclasses.replace(DEFAULT_SCENARIO, prompt_tokens=100_000, output_tokens=20_000))
-    busy = busy_server(store.scenario, store.report, lambda **c: store.what_ifs.changed(store.scenario, **c))
+    busy = busy_server(store.scenario, store.report, what_if(store))
     assert busy.kind == "hypothetical" and busy.gpus == store.scenario.gpus
-    unfitting = SummaryModel(store.report, busy, TITLES, Language("zh").text, str)
+    unfitting, _, _ = make_model("zh", store.scenario, busy=busy)
     assert "假设" in unfitting.values["busy_sentence"]
     assert unfitting.values["busy_ratio"] == format_ratio(busy.result.output_to_input_price_ratio)
 

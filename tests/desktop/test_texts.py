@@ -51,7 +51,7 @@ def test_the_frame_has_a_text_for_every_command_and_the_digits_row():
 def test_every_registered_scene_has_a_title_and_a_caption_per_build():
     keys = set(load_texts())
     missing = [key for cls in scene_classes()
-               for key in [f"{cls.key}.title", *(f"{cls.key}.caption.{name}" for name in cls.build_names)]
+               for key in [f"{cls.key}.title", *(f"{cls.key}.caption.{name}" for name in cls.Story.builds)]
                if key not in keys]
     assert not missing
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scene import SceneContext, create_scene
+from desktop.kit.scene import SceneKit, create_scene
 from desktop.scenes.tokens import TokensScene
 from desktop.scenes.tokens_corpus_model import app_corpus
 from desktop.scenes.tokens_model import BUILDS, LARGE_PASTE_CHARS, tokenizer_ids
@@ -28,7 +28,7 @@ MIXED = ["Hello, world! 推理加速让大模型更快。", "unbelievable 你好
 
 def make(qtbot, code="en", screen=(1024, 768), store=None, loaded=True):
     store = store or ScenarioStore()
-    scene = create_scene(TokensScene, SceneContext(Language(code), store, for_screen(THEMES["light"], screen[1])))
+    scene = create_scene(TokensScene, SceneKit(Language(code), store, for_screen(THEMES["light"], screen[1])))
     qtbot.addWidget(scene)
     store.changed.connect(scene.on_report)
     scene.resize(int(screen[0] * 0.97), int(screen[1] * 0.72))
@@ -164,7 +164,7 @@ def test_what_was_typed_survives_a_language_switch_and_leaving_the_scene(qtbot):
     scene.go_to_build(PLAYGROUND)
     played(qtbot, scene, "我的文字 my words")
     scene.controls().parallel.setPlainText("你好\tHello\n")
-    scene.context.language.set_code("zh")
+    scene.kit.language.set_code("zh")
     scene.retranslate()
     scene.hide()                                    # the deck hides a scene it leaves and keeps it
     scene.reset()
@@ -206,7 +206,7 @@ def test_prices_are_the_reports_and_follow_the_scenario(qtbot):
     changed = store.report
     assert changed.usd_per_million_output_tokens < report.usd_per_million_output_tokens
     assert scene.price_bars.state.bars[1].value == changed.usd_per_million_output_tokens
-    assert scene.caption_values()["price_ratio"] in scene.caption()
+    assert scene.story().caption_values()["price_ratio"] in scene.caption()
 
 
 def _drawn(widget):
@@ -220,7 +220,7 @@ def test_every_build_is_readable_with_real_counts(qtbot, code, screen):
     scene = make(qtbot, code, screen)
     choose_all_but_one(scene)
     played(qtbot, scene, MIXED[0] * 40 + MIXED[2])
-    floor = scene.context.theme.text_floor_px
+    floor = scene.kit.theme.text_floor_px
     for index in range(len(BUILDS)):
         scene.go_to_build(index, animate=False)
         QApplication.processEvents()
@@ -264,7 +264,7 @@ def test_refusals_and_failures_are_said_in_the_scenes_language(qtbot, monkeypatc
     scene._on_counts(refusal)
     scene._on_failed("UnicodeEncodeError: surrogates not allowed")
     # Through the kit's refusal text (errors.toml's translation of the refusal's code where it has one).
-    assert said[:2] == [scene.context.refusal_text(refusal)] * 2, said
+    assert said[:2] == [scene.kit.refusal_text(refusal)] * 2, said
     assert said[2] == scene.text("label.failed")
 
 

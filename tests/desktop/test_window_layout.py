@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QScrollArea
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
-from desktop.scenes.registry import scene_classes
+from desktop.scenes.registry import scene_entries
 from desktop.settings import Settings
 from desktop.window_geometry import clamp_onto_screens, first_window_rect
 from engine.catalog import default_catalog
@@ -38,7 +38,7 @@ def _window(qtbot, settings: Settings, code: str = "en"):
     from desktop.window import MainWindow
     language = Language(code)
     window = MainWindow(language, ScenarioStore(settings.scenario, language=language), settings,
-                        default_catalog(), scene_classes())
+                        default_catalog(), scene_entries())
     qtbot.addWidget(window)
     return window
 
@@ -60,7 +60,7 @@ def test_a_saved_geometry_off_every_screen_comes_back_onto_one(qtbot):
 @pytest.mark.parametrize("code", ["zh", "en"])
 def test_the_scene_list_is_narrow_and_the_scene_controls_sit_in_the_side_panel(make_window, code):
     window = make_window(code)
-    window.deck.show(window.deck.position_of(1) or 0)
+    window.deck.show(0)
     assert window.scene_list.width() <= 160
     controls = window.deck.current.controls()
     if controls is None:
@@ -69,7 +69,7 @@ def test_the_scene_list_is_narrow_and_the_scene_controls_sit_in_the_side_panel(m
     assert window.side_panel.scene_group.isVisible()
     group, scenario = window.side_panel.scene_group, window.controls
     assert group.geometry().bottom() < scenario.geometry().top()      # the scene's group above the scenario
-    window.deck.show(window.deck.position_of(7))
+    window.deck.show(window.deck.position_of("summary"))
     assert not window.side_panel.scene_group.isVisible()             # the summary has no controls of its own
 
 
@@ -124,7 +124,7 @@ def test_the_compact_picker_lists_the_registered_scenes_and_switches_them(make_w
     last = len(classes) - 1
     window.scene_picker.setCurrentIndex(last)
     window.scene_picker.activated.emit(last)          # as a choice in the open list does
-    assert window.deck.position == last and window.settings.last_scene == classes[last].number
+    assert window.deck.position == last and window.settings.last_scene == classes[last].key
     window.deck.first()                                # keys and menus move it too
     assert window.scene_picker.currentIndex() == 0
     before = _picker_texts(window)

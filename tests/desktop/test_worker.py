@@ -5,7 +5,7 @@ import threading
 
 from PySide6.QtCore import QTimer
 
-from desktop.worker import Worker
+from desktop.kit.worker import Worker
 
 
 def test_the_event_loop_keeps_ticking_while_a_slow_job_runs(qtbot):

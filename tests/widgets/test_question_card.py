@@ -9,7 +9,7 @@ from widgets.question_card import QuestionCard
 from widgets.question_card_state import QuestionCardState, reveal_phases
 from widgets.theme import THEMES, for_screen
 
-STATE = QuestionCardState("1 · Why is an LLM slow?", "Decode is 99% of the request.", "→ Scene 1: Why the GPU waits", 1)
+STATE = QuestionCardState("1 · Why is an LLM slow?", "Decode is 99% of the request.", "→ Scene 1: Why the GPU waits", "gpu_waits")
 
 
 @pytest.fixture
@@ -65,11 +65,11 @@ def test_a_click_jumps_only_once_the_link_is_shown(card, qtbot):
     card.set_reveal(1.0)
     with qtbot.waitSignal(card.link_clicked) as signal:
         qtbot.mouseClick(card.picture, Qt.MouseButton.LeftButton, pos=card.picture.rect().center())
-    assert signal.args == [1]
+    assert signal.args == ["gpu_waits"]
 
 
 def test_compact_shows_question_picture_and_link_but_no_answer(card):
-    card.set_state(QuestionCardState(STATE.question, STATE.answer, STATE.link, 1, compact=True))
+    card.set_state(QuestionCardState(STATE.question, STATE.answer, STATE.link, "gpu_waits", compact=True))
     card.set_reveal(0.0)
     assert keys(card) == ["question", "link"] and card.picture.isVisibleTo(card)
 
@@ -93,7 +93,7 @@ def test_the_card_lays_out_once_per_size_state_and_floor_as_every_state_widget(c
     made = []
     real = card._compute_layout
     monkeypatch.setattr(card, "_compute_layout", lambda state: made.append(state) or real(state))
-    card.set_state(QuestionCardState("2 · Why?", "Because.", "", 0))
+    card.set_state(QuestionCardState("2 · Why?", "Because.", "", ""))
     for progress in (0.1, 0.5, 0.9, 1.0):
         card.set_reveal(progress)
         card.grab()

@@ -11,7 +11,7 @@ card state, each answer's picture state at a reveal's progress, and the
 formatted values of the answers, captions and notes.
 
 The pictures are the scenes' own, made as those scenes make them: scene 5's
-two totals at the seed's N (``kv_cache.story.work_curves``) as bars on one
+two totals at the seed's N (``kv_cache.pictures.work_curves``) as bars on one
 scale, the memory bars of scene 2 (``model_memory.story.bars_state`` for the
 shared scenario, made once per model: a reveal shows them whole),
 and share bars for scene 1's idle gauge (decode's share of the request and
@@ -26,7 +26,7 @@ from typing import Callable, Mapping
 
 from desktop.kit.answers import refused
 from desktop.kit.story import Story
-from desktop.scenes.kv_cache.story import PLAYBACK_TOKENS, work_curves
+from desktop.scenes.kv_cache.pictures import PLAYBACK_TOKENS, work_curves
 from desktop.scenes.model_memory.story import bars_state, scale_for
 from desktop.scenes.registry import SceneEntry, scene_entries
 from engine import InputError, Report
