@@ -19,7 +19,7 @@ from desktop.garbage import collect_on_ui_thread
 from desktop.i18n import Language
 from desktop.quit_signals import QuitOnSignals
 from desktop.default_scenario import DEFAULT_SCENARIO
-from desktop.scenario_store import ScenarioStore
+from desktop.scenario_store import NoScenario, ScenarioStore
 from desktop.scenes.registry import find_entry, scene_entries
 from desktop.theming import apply_theme
 from engine.catalog import default_catalog
@@ -71,7 +71,11 @@ def run_export(directory: Path, language: Language, size: QSize, theme_id: str,
     _startup_notes(app, language, None)
     theme = THEMES[theme_id]
     apply_theme(app, theme)
-    store = ScenarioStore(DEFAULT_SCENARIO)     # the default scenario: the same pictures every time
+    try:
+        store = ScenarioStore(DEFAULT_SCENARIO)     # the default scenario: the same pictures every time
+    except NoScenario as none:
+        print(none.sentence(language), file=sys.stderr)
+        return 2
     try:
         entries = scene_entries() if scene is None else (find_entry(scene),)
         for path in export.export_scenes(entries, language, store, theme, size,
@@ -121,7 +125,11 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
     notes = _startup_notes(app, language, loaded)
     if scene is not None:                # the command line has checked that it exists
         settings.last_scene = find_entry(scene).key
-    store = ScenarioStore(settings.scenario, language=language)
+    try:
+        store = ScenarioStore(settings.scenario, language=language)
+    except NoScenario as none:
+        print(none.sentence(language), file=sys.stderr)
+        return 2
     window = MainWindow(language, store, settings, store.catalog, scene_entries())
     _show_errors_inline(window, language)
     if present:

@@ -12,12 +12,25 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.default_scenario import DEFAULT_SCENARIO, accepted_scenario
 from desktop.error_text import error_text
 from desktop.kit import questions
 from desktop.kit.answers import Answers, refused
 from engine import InputError, Scenario
 from engine.catalog import default_catalog
+
+
+class NoScenario(Exception):
+    """No scenario the engine accepts can be made from this catalogue; ``sentence(language)`` says what to change."""
+
+    def __init__(self, refusal: InputError):
+        super().__init__(str(refusal))
+        self.refusal = refusal
+
+    def sentence(self, language) -> str:
+        from engine.catalog import user_catalog_path
+        return language.text("app.note.no_scenario", reason=error_text(language, self.refusal).rstrip("。."),
+                             path=str(user_catalog_path()))
 
 
 class ScenarioStore(QObject):
@@ -27,7 +40,9 @@ class ScenarioStore(QObject):
     def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None, *, language=None,
                  catalog=None):
         """``scenario`` should be valid (settings validate before handing one over); one the engine refuses
-        is replaced by ``DEFAULT_SCENARIO`` and the refusal kept in ``last_error``.
+        is replaced by the first the engine accepts (the default, or the closest the catalogue allows:
+        ``default_scenario.accepted_scenario``) and the refusal kept in ``last_error``. Where the catalogue
+        leaves none (a user entry breaking every model), ``NoScenario`` says in one sentence what to change.
 
         ``language`` (a ``desktop.i18n.Language``): the one refusals are written in; None: the engine's English.
         ``catalog``: the catalogue every report and what-if uses (default: built-in plus the user's file).
@@ -37,13 +52,15 @@ class ScenarioStore(QObject):
         self.catalog = catalog if catalog is not None else default_catalog()
         self.answers = Answers(self.catalog)          # the one cache of engine answers: the store's and every scene's
         self.last_error: InputError | None = None     # the latest refusal, kept so a view can re-read it
-        self._scenario = scenario if scenario is not None else DEFAULT_SCENARIO
-        result = self.answers.ask(questions.report, self._scenario)
+        wanted = scenario if scenario is not None else DEFAULT_SCENARIO
+        result = self.answers.ask(questions.report, wanted)
         if refused(result):
             self.last_error = result
-            self._scenario = DEFAULT_SCENARIO
-            result = self.answers.ask(questions.report, self._scenario)
-        self._report = result
+            found = accepted_scenario(wanted, lambda s: self.answers.ask(questions.report, s), self.catalog)
+            if found is None:
+                raise NoScenario(result)
+            wanted, result = found, self.answers.ask(questions.report, found)
+        self._scenario, self._report = wanted, result
 
     def error_message(self, error: InputError) -> str:
         """``error`` as the store's ``error`` signal words it."""

@@ -24,6 +24,7 @@ import base64
 import binascii
 import json
 import os
+import tempfile
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from desktop.i18n import LANGUAGES, Language
 
 FILE_NAME = "settings.json"
 SET_ASIDE_SUFFIX = ".bad"
+MAX_SET_ASIDE = 5                   # set-aside files kept; the oldest goes when another one comes
 MAX_FILE_BYTES = 1_000_000          # a settings file is a few hundred bytes; a geometry a few hundred more
 _KEPT: set[Path] = set()            # files that could not be read nor set aside: never written over
 
@@ -52,6 +54,19 @@ class Settings:
     side_panel_visible: bool = True
     geometry: str = ""               # QMainWindow.saveGeometry(), base64
     scenario: Scenario = DEFAULT_SCENARIO
+    # Not a setting of its own: the saved scenario as it was, when this start could not honour a choice in it
+    # (a GPU or model of a user catalogue that is missing or half-written just now). It is written back
+    # unchanged unless the person chose another scenario, so the choice survives to the next start.
+    kept_scenario: dict | None = field(default=None, compare=False, repr=False)
+    started_with: Scenario | None = field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict:
+        """What the file holds: every setting; the kept scenario in place of the one used, if nothing changed."""
+        data = asdict(self)
+        kept, started = data.pop("kept_scenario"), data.pop("started_with")
+        if kept is not None and started is not None and self.scenario == self.started_with:
+            data["scenario"] = kept
+        return data
 
 
 @dataclass
@@ -129,8 +144,21 @@ def _scene_key(value) -> str | None:
     return None
 
 
+# Refusals that depend on what the catalogue holds now, not on the saved value itself: a choice refused for
+# one of these is kept in the file for a later start whose catalogue has it again.
+CATALOGUE_REFUSALS = ("catalog.",)
+
+
 def _scenario_from(raw, loaded: Loaded) -> Scenario:
     """The saved scenario, each field that is nonsense or that the engine refuses replaced by its default."""
+    scenario = _checked_scenario(raw, loaded)
+    if any(str(getattr(error, "code", "")).startswith(CATALOGUE_REFUSALS) for error in loaded.reasons.values()):
+        loaded.settings.kept_scenario = dict(raw)
+        loaded.settings.started_with = scenario
+    return scenario
+
+
+def _checked_scenario(raw, loaded: Loaded) -> Scenario:
     default = DEFAULT_SCENARIO
     if not isinstance(raw, dict):
         _reset(loaded, "scenario", raw)
@@ -210,7 +238,15 @@ def _read(path: Path) -> tuple[dict | None, tuple[str, dict] | None]:
 def _set_aside(path: Path) -> Path | None:
     """Move the unusable file to settings.json.bad (settings.json.bad-2... where that is taken: an older
     set-aside file is kept too); None where it cannot be moved."""
-    names = [path.name + SET_ASIDE_SUFFIX] + [f"{path.name}{SET_ASIDE_SUFFIX}-{n}" for n in range(2, 100)]
+    names = [path.name + SET_ASIDE_SUFFIX] + [f"{path.name}{SET_ASIDE_SUFFIX}-{n}"
+                                              for n in range(2, MAX_SET_ASIDE + 2)]
+    present = [path.with_name(name) for name in names if os.path.lexists(path.with_name(name))]
+    present.sort(key=_modified)
+    while len(present) >= MAX_SET_ASIDE:             # bounded: the oldest set-aside file makes room
+        try:
+            present.pop(0).unlink()
+        except OSError:
+            break
     target = next((path.with_name(name) for name in names if not os.path.lexists(path.with_name(name))), None)
     if target is None:
         return None
@@ -219,6 +255,13 @@ def _set_aside(path: Path) -> Path | None:
     except OSError:
         return None
     return target
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def load(path: Path | None = None) -> Loaded:
@@ -251,27 +294,41 @@ def load(path: Path | None = None) -> Loaded:
     return loaded
 
 
-def save(settings: Settings, path: Path | None = None) -> str | None:
-    """Write ``settings``; returns the complaint instead of raising when it cannot.
+@dataclass(frozen=True)
+class KeptFile:
+    """The settings were not saved because the file could not be read at start-up and is left as it was."""
 
+    def sentence(self, language: Language) -> str:
+        return language.text("errors.settings.not_saved")
+
+
+def save(settings: Settings, path: Path | None = None):
+    """Write ``settings``; returns why not (``.sentence(language)``) instead of raising when it cannot.
+
+    Each writer writes its own temporary file beside the settings and renames it over them when complete,
+    so two instances quitting together leave one whole file (the last one's), never a mixture or an error.
     A file that could not be read at start-up and could not be set aside is never written over.
     """
+    from desktop.error_text import write_problem
     path = path or settings_path()
     if path in _KEPT:
-        return Language("en").text("errors.settings.not_saved")
-    data = asdict(settings)
-    temporary = path.with_name(f".{path.name}.tmp")
+        return KeptFile()
+    text = json.dumps(settings.to_json(), ensure_ascii=False, indent=2)
+    temporary: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(temporary, "w", encoding="utf-8") as stream:
-            stream.write(json.dumps(data, ensure_ascii=False, indent=2))
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)   # never leave a half-written file behind
     except OSError as problem:
-        try:
-            temporary.unlink()
-        except OSError:
-            pass
-        return str(problem)
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+        problem.filename = str(path)          # the sentence names the settings, not our temporary file
+        return write_problem(problem, path)
     return None

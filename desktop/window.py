@@ -329,5 +329,6 @@ class MainWindow(QMainWindow):
         self.settings.scenario = self.store.scenario
         problem = save_settings(self.settings)
         if problem:
-            print(self.language.text("app.note.settings_not_saved", error=problem), file=sys.stderr)
+            print(self.language.text("app.note.settings_not_saved", error=problem.sentence(self.language)),
+                  file=sys.stderr)
         super().closeEvent(event)

@@ -70,10 +70,17 @@ def shown_value(value, quoted: bool = False) -> str:
     if isinstance(value, Real) and math.isfinite(value):       # a typed number (``quoted``) is shown as typed
         return format_count(value) if float(value).is_integer() and not quoted else repr(float(value))
     if isinstance(value, str):
-        return shorten(repr(value)) if quoted else shorten(value, MAX_SHOWN_SENTENCE)
+        return shorten(repr(value)) if quoted else shorten(escaped(value), MAX_SHOWN_SENTENCE)
     if isinstance(value, (list, tuple)):
-        return ", ".join(_bounded([shown_value(item, quoted) for item in value]))
+        if quoted:        # a list someone wrote (a setting): shown as written, brackets and all, [] included
+            return shorten("[" + ", ".join(_bounded([shown_value(item, True) for item in value])) + "]")
+        return ", ".join(_bounded([shown_value(item) for item in value]))
     return shorten(repr(value))
+
+
+def escaped(text: str) -> str:
+    """``text`` with every character that is not printable (NUL, ESC, bidi overrides) written as its escape."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _bounded(items: list[str], text: Text | None = None) -> list[str]:

@@ -1,6 +1,7 @@
 """The settings file is never lost: unusable files are set aside or kept, only a failing field is reset."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -108,3 +109,63 @@ def test_an_older_set_aside_file_is_kept_too(path):
     loaded = store.load(path)
     assert loaded.set_aside == path.with_name("settings.json.bad-2")
     assert older.read_text(encoding="utf-8") == "first" and loaded.set_aside.read_text(encoding="utf-8") == "second"
+
+
+def test_two_instances_saving_at_once_leave_one_whole_file_and_no_error(path):
+    """Each writer has its own temporary file: the last rename wins, nothing is corrupt, nothing is refused."""
+    import threading
+    problems, barrier = [], threading.Barrier(8)
+
+    def writer(n: int) -> None:
+        barrier.wait()
+        for _ in range(20):
+            problem = store.save(Settings(theme="dark", last_scene=("summary", "kv_cache")[n % 2]), path)
+            if problem is not None:
+                problems.append(problem.sentence(Language("en")))
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert problems == []
+    loaded = store.load(path)
+    assert loaded.clean and loaded.settings.last_scene in ("summary", "kv_cache")
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_set_aside_files_stay_bounded_and_settings_are_still_saved(path):
+    for n in range(3 * store.MAX_SET_ASIDE):
+        path.write_text("{not json", encoding="utf-8")
+        os.utime(path, (1_000_000 + n, 1_000_000 + n))
+        assert store.load(path).set_aside is not None
+        assert store.save(Settings(theme="dark"), path) is None
+    kept = [p for p in path.parent.iterdir() if p.name.startswith(path.name + store.SET_ASIDE_SUFFIX)]
+    assert len(kept) == store.MAX_SET_ASIDE
+    assert store.load(path).settings.theme == "dark"
+
+
+def test_a_save_that_fails_says_why_in_the_persons_language_without_the_raw_error(path, monkeypatch):
+    def read_only(*_args, **_kwargs):
+        raise OSError(30, "Read-only file system", str(path.parent / ".settings.json.tmp"))
+    monkeypatch.setattr(store.tempfile, "mkstemp", read_only)
+    problem = store.save(Settings(), path)
+    zh = problem.sentence(Language("zh"))
+    assert "Errno" not in zh and "Read-only" not in zh and "只读" in zh, zh
+    assert ".tmp" not in zh
+
+
+def test_a_gpu_a_user_catalogue_lacks_at_one_start_comes_back_at_the_next(path):
+    """The catalogue is missing or half-written at one start: the saved GPU cannot be used then, but it is
+    written back as it was (the person changed nothing), so the next start, with the catalogue whole again,
+    shows it."""
+    saved = {"gpu": "my-own-gpu", "model": "llama-3.1-8b", "batch": 8, "gpus": 1}
+    path.write_text(json.dumps({"scenario": saved}), encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.settings.scenario.gpu == DEFAULT_SCENARIO.gpu
+    assert store.save(loaded.settings, path) is None
+    assert json.loads(path.read_text(encoding="utf-8"))["scenario"]["gpu"] == "my-own-gpu"
+    changed = store.load(path).settings
+    changed.scenario = dataclasses.replace(changed.scenario, batch=4)     # the person chose something else
+    store.save(changed, path)
+    assert json.loads(path.read_text(encoding="utf-8"))["scenario"]["gpu"] == DEFAULT_SCENARIO.gpu

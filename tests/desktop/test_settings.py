@@ -8,6 +8,7 @@ import pytest
 
 from desktop import settings as store
 from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.i18n import Language
 from desktop.settings import Settings
 from engine import Scenario
 
@@ -108,7 +109,7 @@ def test_saving_where_it_cannot_write_returns_the_reason(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     problem = store.save(Settings(), blocker / "settings.json")
-    assert problem and "file" in problem
+    assert problem and "file" in problem.sentence(Language("en"))
 
 
 @pytest.mark.parametrize("model, gpus", [("llama-3.1-8b", 3), ("llama-3.1-8b", 64), ("qwen2.5-7b", 14)])

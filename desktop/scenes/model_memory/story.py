@@ -239,15 +239,28 @@ class ModelMemoryStory(Story):
                 return fallback
         return result
 
+    def phase(self) -> str:
+        """The build's name; "refused" when the engine refuses what this build shows (a user entry breaking
+        the tutorial's model or GPU)."""
+        name = self.build_name
+        shown = self.results.get("explore" if name == "explore" else "problem" if name == "compare" else name)
+        if refused(shown) or (name == "compare" and any(refused(self.results[way]) for way in WAYS)):
+            return "refused"
+        return name
+
     @cached_property
     def _values(self) -> dict[str, str]:
-        return shown_values(self.results, self.phase(), self.text)
+        values = shown_values(self.results, self.build_name, self.text)
+        refusals = [result for result in self.results.values() if refused(result)]
+        if refusals:
+            values["reason"] = self.inputs.refusal_text(refusals[0])
+        return values
 
     def caption_values(self) -> dict[str, str]:
         return self._values
 
     def subject(self):
-        phase = self.phase()
+        phase = self.build_name
         if phase == "explore":
             return self.scenario, self.report
         shown = "problem" if phase == "compare" else phase
@@ -255,7 +268,7 @@ class ModelMemoryStory(Story):
 
     def stage_states(self) -> tuple[MemoryBarsState, ...]:
         """What each set of bars shows in this build (one state, or three for the comparison)."""
-        states = stage_states(self.results, self.phase(), self.text, self.inputs.refusal_text)
-        if self.phase() == "explore" and self.controls:
+        states = stage_states(self.results, self.build_name, self.text, self.inputs.refusal_text)
+        if self.build_name == "explore" and self.controls:
             states = (replace(states[0], footer=self.controls, footer_role="warning"),)
         return states

@@ -37,7 +37,7 @@ class ModelMemoryScene(Scene):
         return self._refusal
 
     def build_started(self, story, animate: bool) -> None:
-        if story.phase() != "explore":
+        if story.build_name != "explore":
             self._refusal = ""
 
     def on_report(self, scenario, report) -> None:
@@ -56,7 +56,7 @@ class ModelMemoryScene(Scene):
         return any(bars.animating() for bars in self.bars)
 
     def _on_store_error(self, message: str) -> None:
-        if self.phase() == "explore":
+        if self.story().build_name == "explore":
             self._refusal = message
             self.refresh()
 
