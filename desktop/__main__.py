@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from desktop.stop_request import StopRequested
+
 _IMPORTED_SECONDS = time.monotonic()
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130                       # as a shell reports a program stopped by Ctrl+C
@@ -213,19 +215,16 @@ def parse_command_line(argv: list[str], language) -> argparse.Namespace:
     return args
 
 
-def _stop_on_signals() -> None:
-    """During an export, SIGTERM and SIGHUP stop it the way Ctrl+C does: files written beside their
-    targets are removed, and what was already there stays as it was."""
-    import signal
-
-    def stop(_number, _frame):
-        raise KeyboardInterrupt
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), stop)
-
-
 def main(argv: list[str] | None = None) -> int:
+    from desktop import stop_request
+    stop_request.install()       # Ctrl+C, SIGTERM, SIGHUP from now on stop at safe points (desktop.stop_request)
+    try:
+        return _main(argv)
+    except stop_request.StopRequested:
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     for stream in (sys.stdout, sys.stderr):   # a path typed in another encoding prints, never raises
         if stream is not None and getattr(stream, "errors", None) == "strict":
@@ -240,11 +239,10 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         from PySide6.QtCore import QSize
         from desktop.app import run_export
-        _stop_on_signals()
         try:
             return run_export(args.export, language, QSize(*(args.size or DEFAULT_SIZE)), args.theme or "light",
                               args.scene)
-        except KeyboardInterrupt:          # Ctrl+C, SIGTERM, SIGHUP: the unfinished file is discarded
+        except (StopRequested, KeyboardInterrupt):   # Ctrl+C, SIGTERM, SIGHUP: the unfinished file is discarded
             print(language.text("errors.write.interrupted"), file=sys.stderr)
             return EXIT_INTERRUPTED
 

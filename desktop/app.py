@@ -111,8 +111,10 @@ class FirstFrameWatcher(QObject):
 def run_window(language: Language, language_code: str | None, theme_id: str | None, scene: str | None,
                present: bool, quit_after_first_frame: bool = False, milliseconds_since_start=None) -> int:
     """Start the window; ``language`` is the one the command line already speaks, set to the saved choice here."""
+    from desktop import stop_request
     from desktop.window import MainWindow    # the window's modules load only when a window is wanted
 
+    stop_request.check()                     # Ctrl+C while the modules loaded: no window opens
     app = create_application()
     loaded = settings_store.load()
     settings = loaded.settings
@@ -130,8 +132,10 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
     except NoScenario as none:
         print(none.sentence(language), file=sys.stderr)
         return 2
+    stop_request.check()
     window = MainWindow(language, store, settings, store.catalog, scene_entries())
     _show_errors_inline(window, language)
+    stop_request.check()
     if present:
         window.presentation.start(from_start=scene is None)
     else:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
+from desktop import stop_request
 from desktop.kit.scene import Scene, SceneKit, create_scene
 from desktop.scenes.registry import SceneEntry
 from desktop.slide import SlideFrame, keep_units_whole
@@ -168,6 +169,7 @@ def export_scenes(entries: tuple[SceneEntry, ...], language: Language, store: Sc
     complete = False
     try:
         for entry in entries:
+            stop_request.check()          # between scenes: a stop asked for during the last one ends here
             slide = render_slide(entry.load(), language, store, theme, size)
             if png_dir is not None:
                 path = png_dir / f"{entry.export_name}.png"
@@ -175,6 +177,7 @@ def export_scenes(entries: tuple[SceneEntry, ...], language: Language, store: Sc
                 yield path
             if handout is not None:
                 handout.add(slide)
+        stop_request.check()
         complete = True
     finally:
         if handout is not None:
@@ -258,6 +261,7 @@ class _Handout:
         painter.drawRect(target)
         self._draw_footer(unit, footer_height)
         for page in range(document.pageCount()):
+            stop_request.check()          # between pages
             if page:
                 self._new_page()
                 self._draw_footer(unit, footer_height)

@@ -13,7 +13,9 @@ import signal
 import socket
 from typing import Callable
 
-from PySide6.QtCore import QObject, QSocketNotifier
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer
+
+from desktop import stop_request
 
 # SIGHUP: the terminal the app was started from was closed; the settings are saved as for SIGTERM.
 QUIT_SIGNALS = (signal.SIGINT, signal.SIGTERM) + ((signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ())
@@ -33,6 +35,8 @@ class QuitOnSignals(QObject):
         self._previous = {number: signal.signal(number, self.handle) for number in QUIT_SIGNALS}
         self._notifier = QSocketNotifier(self._reader.fileno(), QSocketNotifier.Type.Read, self)
         self._notifier.activated.connect(self._drain)
+        if stop_request.requested():        # asked for during start-up, after its last safe point: now
+            QTimer.singleShot(0, self._on_signal)
 
     def handle(self, number: int, _frame=None) -> None:
         """The Python-level handler: note the signal and end the app through its normal path."""
