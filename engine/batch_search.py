@@ -1,4 +1,4 @@
-"""One search over batch sizes, for questions whose answer flips once as the batch grows."""
+"""One search over batch sizes (or any count from 1 up), for questions whose answer flips once as it grows."""
 from __future__ import annotations
 
 from typing import Callable

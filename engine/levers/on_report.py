@@ -40,13 +40,19 @@ def draft_bytes_per_gpu(s) -> tuple[float, float]:
     return s.draft.weights_bytes / s.draft.gpus, s.draft.kv_bytes_per_token * s.draft.kv_share_per_gpu
 
 
+def max_batch_of(s, report, taken_bytes_per_gpu: float = 0.0) -> int:
+    """The most sequences of ``s``'s length that fit beside the weights, the allowance, the draft model
+    and ``taken_bytes_per_gpu`` more (``engine.levers.kv_allocation.max_batch``)."""
+    draft_weights, draft_kv_per_token = draft_bytes_per_gpu(s)
+    room = (report.hbm_bytes_per_gpu - report.weights_bytes_per_gpu - report.overhead_bytes_per_gpu
+            - draft_weights - taken_bytes_per_gpu)
+    return max_batch(room, s.kv_bytes_per_token * s.kv_share_per_gpu, s.scenario, s.model, draft_kv_per_token)
+
+
 def with_levers(s, report):
     """``report`` with ``max_batch`` and, when it is on, speculative decoding (module docstring)."""
-    sc = s.scenario
     draft_weights, draft_kv_per_token = draft_bytes_per_gpu(s)
-    room = report.hbm_bytes_per_gpu - report.weights_bytes_per_gpu - report.overhead_bytes_per_gpu - draft_weights
-    changes = {"max_batch": max_batch(room, s.kv_bytes_per_token * s.kv_share_per_gpu, sc, s.model,
-                                      draft_kv_per_token)}
+    changes = {"max_batch": max_batch_of(s, report)}
     drafter = drafter_of(s)
     if drafter is not None:
         changes.update(_speculative_changes(s, report, drafter, draft_weights, draft_kv_per_token))
