@@ -18,7 +18,7 @@ from engine.efficiency import EFFICIENCIES
 from engine.levers.draft import resolve_draft
 from engine.levers.fields import check_reservation
 from engine.levers.kv_allocation import kv_tokens_held
-from engine.levers.on_report import with_levers
+from engine.levers.on_report import max_batch_of, with_levers
 from engine.deployment import Deployment, deploy
 from engine.memory import MemoryPlan, plan_memory
 from engine.parallel import check_gpu_count
@@ -201,5 +201,7 @@ def _report(s: Setup) -> Report:
         weight_only=s.compute_precision != s.weights.compute_precision,
         decode_seconds=timeline.decode_seconds,
         output_to_input_price_ratio=prices.output_to_input_ratio,
+        max_batch=max_batch_of(s, memory.capacity_bytes_per_gpu - memory.weights_bytes_per_gpu
+                               - memory.allowance_bytes_per_gpu),
         scenario=sc, gpu=s.gpu, model=s.model, weights_precision=s.weights, kv_precision=s.kv,
     ))

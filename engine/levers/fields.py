@@ -55,12 +55,21 @@ def _share(value, code: str, field: str) -> float:
     return float(value)
 
 
+LEVER_FIELDS = ("draft_model", "draft_tokens", "acceptance", "draft_head_cost", "cached_prefix_tokens",
+                "kv_allocation", "reserve_tokens")
+_OFF = ("", 4, 0.7, 0.0, 0, "paged", 0)          # Scenario's defaults: every lever off
+_OFF_TYPES = tuple(map(type, _OFF))
+
+
 def validate_lever_fields(scenario, whole_number):
     """``scenario`` with its lever fields checked (``whole_number(value, field)`` checks a count).
 
     Raises ``InputError`` naming the first bad value; returns the scenario with plain
     int/float/str values (unchanged when they already were).
     """
+    values = tuple(getattr(scenario, name) for name in LEVER_FIELDS)
+    if values == _OFF and tuple(map(type, values)) == _OFF_TYPES:     # the common case, checked in one step
+        return scenario
     draft_tokens = whole_number(scenario.draft_tokens, "draft_tokens")
     prefix = whole_number(scenario.cached_prefix_tokens, "cached_prefix_tokens")
     reserve = whole_number(scenario.reserve_tokens, "reserve_tokens")

@@ -13,7 +13,7 @@ from engine.levers import disaggregation, flash_attention, offload
 from engine.levers.fields import speculative_on
 from engine.levers.kv_allocation import held_tokens_per_sequence, kv_tokens_held, pages, shared_prefix_tokens
 from engine.levers.kv_precision import kv_share_of_step_bytes
-from engine.levers.on_report import max_batch_of
+from engine.levers.on_report import max_batch_of, room_bytes_per_gpu
 from engine.levers.outcome import LeverFigures, LeverOutcome, figures_of
 from engine.levers.settings import DEFAULT_HEAD_COST, NARROW_PRECISION, WIDE_PRECISION, LEVERS, host_bytes, link, \
     reloaded_tokens
@@ -151,7 +151,7 @@ def _describe_flash(sides, figures, settings, catalog):
                                    cached_tokens=sc.cached_prefix_tokens)
     figures["base"] = replace(
         figures["base"], ttft_seconds=figures["base"].ttft_seconds + seen.without_flash_seconds - seen.with_flash_seconds,
-        sequences_that_fit=max_batch_of(s, base, seen.score_bytes_per_gpu),
+        sequences_that_fit=max_batch_of(s, room_bytes_per_gpu(base) - seen.score_bytes_per_gpu),
         fits=figures["base"].fits and seen.score_bytes_per_gpu <= base.free_bytes_per_gpu)
     return ({"slowdown": seen.slowdown, "score_traffic_bytes_per_gpu": seen.score_traffic_bytes_per_gpu,
              "score_bytes_per_gpu": seen.score_bytes_per_gpu}, {},

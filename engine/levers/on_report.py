@@ -6,8 +6,8 @@ are made (the prefill pass computes only the uncached tokens,
 holds, ``engine.levers.kv_allocation``). This module adds what needs the
 finished report:
 
-- ``max_batch``: the most sequences of this length that fit, page by page or
-  reservation by reservation (always given; "paged" is the default, as in vLLM);
+- ``max_batch_of``: the most sequences of this length that fit, page by page or
+  reservation by reservation (the report always gives it; "paged" is the default, as in vLLM);
 - speculative decoding (``engine.levers.speculative``): the decode phase's
   time divided by the speed-up at the mean context, the draft's prefill added
   to the first token's time, its weights and KV added to each GPU's memory,
@@ -40,23 +40,26 @@ def draft_bytes_per_gpu(s) -> tuple[float, float]:
     return s.draft.weights_bytes / s.draft.gpus, s.draft.kv_bytes_per_token * s.draft.kv_share_per_gpu
 
 
-def max_batch_of(s, report, taken_bytes_per_gpu: float = 0.0) -> int:
-    """The most sequences of ``s``'s length that fit beside the weights, the allowance, the draft model
-    and ``taken_bytes_per_gpu`` more (``engine.levers.kv_allocation.max_batch``)."""
+def max_batch_of(s, room: float) -> int:
+    """The most sequences of ``s``'s length that fit in ``room`` (HBM less weights and allowance) beside
+    the draft model (``engine.levers.kv_allocation.max_batch``)."""
     draft_weights, draft_kv_per_token = draft_bytes_per_gpu(s)
-    room = (report.hbm_bytes_per_gpu - report.weights_bytes_per_gpu - report.overhead_bytes_per_gpu
-            - draft_weights - taken_bytes_per_gpu)
-    return max_batch(room, s.kv_bytes_per_token * s.kv_share_per_gpu, s.scenario, s.model, draft_kv_per_token)
+    return max_batch(room - draft_weights, s.kv_bytes_per_token * s.kv_share_per_gpu, s.scenario,
+                     s.model, draft_kv_per_token)
+
+
+def room_bytes_per_gpu(report) -> float:
+    """What a report's GPU has for KV: HBM less the weights and the allowance."""
+    return report.hbm_bytes_per_gpu - report.weights_bytes_per_gpu - report.overhead_bytes_per_gpu
 
 
 def with_levers(s, report):
-    """``report`` with ``max_batch`` and, when it is on, speculative decoding (module docstring)."""
-    draft_weights, draft_kv_per_token = draft_bytes_per_gpu(s)
-    changes = {"max_batch": max_batch_of(s, report)}
+    """``report`` with speculative decoding applied when it is on (module docstring); else ``report`` itself."""
     drafter = drafter_of(s)
-    if drafter is not None:
-        changes.update(_speculative_changes(s, report, drafter, draft_weights, draft_kv_per_token))
-    return replace(report, **changes)
+    if drafter is None:
+        return report
+    draft_weights, draft_kv_per_token = draft_bytes_per_gpu(s)
+    return replace(report, **_speculative_changes(s, report, drafter, draft_weights, draft_kv_per_token))
 
 
 def _speculative_changes(s, report, drafter: Drafter, draft_weights: float, draft_kv_per_token: float) -> dict:
