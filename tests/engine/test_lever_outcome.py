@@ -12,7 +12,7 @@ import pytest
 from engine import InputError, Scenario
 from engine.levers import LEVERS, lever_outcome, stacked
 from engine.levers.disaggregation import DEFAULT_NETWORK_BYTES_PER_SECOND, kv_transfer_seconds
-from engine.levers.kv_precision import long_context_rows
+from engine.levers.curves import long_context_rows
 from engine.levers.settings import GROUPS
 from tests.engine.lever_fixtures import LEVER_CATALOG, LLAMA_32_1B, lever_report
 
@@ -188,3 +188,15 @@ def test_report_refuses_bad_lever_flags_with_one_sentence_and_exit_2(args, words
 def test_the_readable_report_has_a_levers_block():
     done = _run("report", "--gpus", "2", "--draft-head-cost", "0.05", "--cached-prefix", "500")
     assert "Levers" in done.stdout and "speed-up" in done.stdout and "cached prefix" in done.stdout
+
+
+def test_the_curves_grow_with_the_prompt_and_stop_at_the_models_maximum():
+    from engine.levers.curves import flash_attention_curve, reload_curve
+    flash = flash_attention_curve(replace(SCENARIO, model="qwen3-32b"), catalog=LEVER_CATALOG)
+    assert [p.prompt_tokens for p in flash] == [1024, 4096, 16384]          # Qwen3 32B reads 40,960 at most
+    assert flash[0].slowdown < flash[1].slowdown < flash[2].slowdown
+    assert flash[2].score_traffic_bytes_per_gpu == pytest.approx(16 * flash[1].score_traffic_bytes_per_gpu)
+    reload = reload_curve(SCENARIO, catalog=LEVER_CATALOG)
+    assert all(p.reload_seconds < p.recompute_seconds / 10 for p in reload)
+    ratios = [p.recompute_seconds / p.reload_seconds for p in reload]
+    assert ratios[-1] > ratios[1]                                    # at long context recomputing pays attention's square
