@@ -14,12 +14,12 @@ from engine.batch_search import smallest_batch
 from engine.catalog import default_catalog
 from engine.catalog_types import Gpu, Model, Precision
 from engine.cost import token_prices
+from engine.deployment import Deployment, deploy
 from engine.efficiency import EFFICIENCIES
 from engine.levers.draft import resolve_draft
 from engine.levers.fields import check_reservation
 from engine.levers.kv_allocation import kv_tokens_held
-from engine.levers.on_report import max_batch_of, with_levers
-from engine.deployment import Deployment, deploy
+from engine.levers.on_report import max_batch_of, with_speculative_decoding
 from engine.memory import MemoryPlan, plan_memory
 from engine.parallel import check_gpu_count
 from engine.parameters import ParameterCounts, parameter_counts
@@ -163,7 +163,7 @@ def _report(s: Setup) -> Report:
     mean_timing = time_pass(mean_step, machine)
     prices = token_prices(prefill_timing.seconds, timeline.tpot_seconds, g, sc.batch,
                           sc.prompt_tokens, sc.usd_per_gpu_hour)
-    return with_levers(s, Report(
+    return with_speculative_decoding(s, Report(
         weights_bytes=memory.weights_bytes,
         weights_bytes_per_gpu=memory.weights_bytes_per_gpu,
         kv_bytes_per_token=s.kv_bytes_per_token,

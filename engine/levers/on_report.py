@@ -1,17 +1,17 @@
-"""The levers that are scenario fields, applied to the report ``engine.compute`` has just made.
+"""The levers that are scenario fields, as ``engine.compute`` builds the report.
 
-Prefix caching and the KV allocation enter the report where its own numbers
-are made (the prefill pass computes only the uncached tokens,
+Prefix caching and the KV allocation enter where the report's own numbers are
+made (the prefill pass computes only the uncached tokens,
 ``engine.passes.prefill_work``; the memory plan holds the KV the allocation
-holds, ``engine.levers.kv_allocation``). This module adds what needs the
-finished report:
+holds, ``engine.levers.kv_allocation``). This module gives the rest:
 
 - ``max_batch_of``: the most sequences of this length that fit, page by page or
   reservation by reservation (the report always gives it; "paged" is the default, as in vLLM);
-- speculative decoding (``engine.levers.speculative``): the decode phase's
-  time divided by the speed-up at the mean context, the draft's prefill added
-  to the first token's time, its weights and KV added to each GPU's memory,
-  and prices recomputed from the new times (``engine.cost``).
+- ``with_speculative_decoding``: the finished report with the decode phase's
+  time divided by the speed-up at the mean context (``engine.levers.speculative``),
+  the draft's prefill added to the first token's time, its weights and KV added
+  to each GPU's memory, and prices recomputed from the new times (``engine.cost``).
+  The report's ``decode`` block keeps describing one plain step of the target.
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def room_bytes_per_gpu(report) -> float:
     return report.hbm_bytes_per_gpu - report.weights_bytes_per_gpu - report.overhead_bytes_per_gpu
 
 
-def with_levers(s, report):
+def with_speculative_decoding(s, report):
     """``report`` with speculative decoding applied when it is on (module docstring); else ``report`` itself."""
     drafter = drafter_of(s)
     if drafter is None:
