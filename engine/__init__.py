@@ -9,7 +9,9 @@ Where each formula lives: ``parameters`` (counting a model's weights),
 prefill and a decode step), ``parallel`` (tensor parallelism and all-reduce),
 ``efficiency`` (ideal vs realistic, with sources), ``request`` (TTFT, TPOT,
 decode share), ``cost`` (prices per million tokens), ``sweep`` (vectorised
-curves over context length), ``compute`` (the report), ``cli`` (``python -m engine``).
+curves over context length), ``compute`` (the report), ``cli`` (``python -m engine``),
+``levers`` (speculative decoding, prefix caching, KV allocation, FlashAttention,
+offloading, disaggregation, KV precision at long context: ``levers.lever_outcome``).
 """
 from engine.compute import compute_report
 from engine.errors import InputError

@@ -33,6 +33,7 @@ from typing import Callable
 
 from engine.errors import InputError, shorten
 from engine.config_dir import FileTooBig, NotRegularFile, read_regular_file
+from engine.levers.cli_options import add_lever_options, lever_fields
 from engine.scenario import PRICE_ALLOWED, WHOLE_NUMBER_FIELDS, Scenario, allowed_whole_number
 from engine.units import format_count, format_hex_byte
 
@@ -88,14 +89,15 @@ class _Parser(argparse.ArgumentParser):
         return args
 
 
-def _number_option(parser: _Parser, option: str, field: str) -> Callable[[str], int | float]:
-    """A type function for ``option``: text -> the number it spells, or one sentence naming what is allowed.
+def _number_option(parser: _Parser, option: str, field: str, allowed: str | None = None) -> Callable[[str], int | float]:
+    """A type function for ``option``: text -> the number it spells, or one sentence naming what is allowed
+    (``allowed``: for a number that is not a whole-number field; default: a price).
 
     Whole-number fields keep every digit ("99999999999999999999999" stays exact, so
     the range sentence shows it as typed); ``Scenario`` validation judges the range.
     """
     whole = field in WHOLE_NUMBER_FIELDS
-    allowed = allowed_whole_number(field) if whole else PRICE_ALLOWED
+    allowed = allowed_whole_number(field) if whole else allowed or PRICE_ALLOWED
 
     def parse(text: str) -> int | float:
         try:
@@ -150,24 +152,25 @@ def add_report_command(commands) -> None:
                        help=f"{text} (default: %(default)s)")
     p.value_option("--mode", "'ideal' or 'realistic'", default=_DEFAULTS.mode,
                    help="'ideal' (pure roofline at 100%% of peak) or 'realistic' (default: %(default)s)")
+    add_lever_options(p, _number_option)
     p.add_argument("--json", action="store_true", help="print the report as JSON (SI units)")
     p.set_defaults(run=run_report)
 
 
 def run_report(args: argparse.Namespace, catalog=None) -> int:
-    from engine.compute import report_for, resolve
+    from engine.compute import compute_report
     from engine.report_text import report_as_text
 
     catalog = catalog_with_warnings(catalog)
-    scenario, gpu, model, weights, kv = resolve(Scenario(
+    report = compute_report(Scenario(
         gpu=args.gpu, model=args.model, weights=args.weights, kv=args.kv, gpus=args.gpus,
         batch=args.batch, prompt_tokens=args.prompt, output_tokens=args.output,
-        usd_per_gpu_hour=args.usd_per_gpu_hour, mode=args.mode), catalog)
-    report = report_for(scenario, gpu, model, weights, kv)
+        usd_per_gpu_hour=args.usd_per_gpu_hour, mode=args.mode, **lever_fields(args)), catalog)
     if args.json:
         print(json.dumps(_finite(report.to_json_dict()), indent=2, allow_nan=False))
     else:
-        print(_terminal_text(report_as_text(scenario, report, gpu, model, weights, kv)))
+        print(_terminal_text(report_as_text(report.scenario, report, report.gpu, report.model,
+                                            report.weights_precision, report.kv_precision)))
     return 0
 
 

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.batch_search import smallest_batch
 from engine.catalog import default_catalog
 from engine.catalog_types import Gpu, Model, Precision
 from engine.cost import token_prices
-from engine.efficiency import EFFICIENCIES
 from engine.deployment import Deployment, deploy
+from engine.efficiency import EFFICIENCIES
+from engine.levers.draft import resolve_draft
+from engine.levers.fields import check_reservation
+from engine.levers.kv_allocation import kv_tokens_held
+from engine.levers.on_report import max_batch_of, with_speculative_decoding
 from engine.memory import MemoryPlan, plan_memory
 from engine.parallel import check_gpu_count
 from engine.parameters import ParameterCounts, parameter_counts
@@ -22,7 +27,7 @@ from engine.passes import DecodeStepWork, decode_step_work, prefill_work
 from engine.report import DecodeReport, PrefillReport, Report
 from engine.request import Machine, mean_decode_context, request_timeline, time_pass
 from engine.roofline import compute_precision_used, peak_flops, ridge_point
-from engine.scenario import MAX_BATCH, Scenario, validate_scenario
+from engine.scenario import Scenario, validate_scenario
 
 _COUNTS: dict[int, tuple[Model, ParameterCounts]] = {}
 
@@ -47,6 +52,7 @@ class Setup:
     deployment: Deployment     # the model on its GPUs: what passes and memory are computed from
     machine: Machine           # the GPUs' rates at the mode's efficiencies
     compute_precision: str
+    draft: Deployment | None = None   # speculative decoding's draft model on the same GPUs (engine.levers)
 
     @property
     def counts(self) -> ParameterCounts:
@@ -69,13 +75,21 @@ def resolve(scenario: Scenario, catalog=None) -> tuple[Scenario, Gpu, Model, Pre
     from engine.scenario import check_model_context     # the model's own longest context
     model = catalog.model(scenario.model)
     check_model_context(scenario, model)
+    check_reservation(scenario, model)
     return (scenario, catalog.gpu(scenario.gpu), model,
             catalog.precision(scenario.weights), catalog.precision(scenario.kv))
 
 
-def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Setup:
-    """Derive the machine and the model's per-token sizes for a validated scenario."""
+def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision,
+          draft: Model | None = None) -> Setup:
+    """Derive the machine and the model's per-token sizes for a validated scenario.
+
+    ``draft``: the draft model of ``scenario.draft_model`` as ``resolve_draft`` found it; looked up
+    in the built-in catalogue when not given.
+    """
     check_gpu_count(model, scenario.gpus)
+    if draft is None and scenario.draft_model:
+        draft = resolve_draft(scenario, model, default_catalog())
     compute_precision = compute_precision_used(gpu, weights)
     machine = Machine(peak_flops_per_gpu=peak_flops(gpu, weights),
                       bandwidth_bytes_per_second_per_gpu=gpu.memory_bandwidth_bytes_per_second,
@@ -83,7 +97,8 @@ def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Pr
                       compute_precision=compute_precision, gpu_id=gpu.id)
     return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv,
                  deployment=deploy(model, gpu, scenario.gpus, weights, kv, counts_for(model)),
-                 machine=machine, compute_precision=compute_precision)
+                 machine=machine, compute_precision=compute_precision,
+                 draft=None if draft is None else deploy(draft, gpu, scenario.gpus, weights, kv, counts_for(draft)))
 
 
 def decode_step_of(s: Setup, batch: int | None = None) -> DecodeStepWork:
@@ -94,7 +109,8 @@ def decode_step_of(s: Setup, batch: int | None = None) -> DecodeStepWork:
 def memory_of(s: Setup) -> MemoryPlan:
     """How each GPU's HBM is shared out for ``s``'s batch and context."""
     sc = s.scenario
-    return plan_memory(s.deployment, batch=sc.batch, prompt_tokens=sc.prompt_tokens, output_tokens=sc.output_tokens)
+    return plan_memory(s.deployment, batch=sc.batch, prompt_tokens=sc.prompt_tokens, output_tokens=sc.output_tokens,
+                       kv_tokens=kv_tokens_held(sc, s.model))
 
 
 def report_for(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Report:
@@ -104,7 +120,14 @@ def report_for(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, k
 
 def compute_report(scenario: Scenario, catalog=None) -> Report:
     """Everything the engine knows about ``scenario``; raises only ``InputError`` for bad input."""
-    return _report(setup(*resolve(scenario, catalog)))
+    return _report(setup_of(scenario, catalog))
+
+
+def setup_of(scenario: Scenario, catalog=None) -> Setup:
+    """``setup(*resolve(scenario, catalog))``, with the draft model (if any) from the same catalogue."""
+    resolved = resolve(scenario, catalog)
+    draft = resolve_draft(resolved[0], resolved[2], default_catalog() if catalog is None else catalog)
+    return setup(*resolved, draft=draft)
 
 
 def decode_crossover_batch(scenario: Scenario, catalog=None) -> int | None:
@@ -117,30 +140,22 @@ def decode_crossover_batch(scenario: Scenario, catalog=None) -> int | None:
     weight reads grow too, ever more slowly), so one search finds the crossing. Whether that
     many sequences fit in memory is a separate question (``Report.max_sequences``).
     """
-    s = setup(*resolve(scenario, catalog))
+    s = setup_of(scenario, catalog)
     context = mean_decode_context(s.scenario.prompt_tokens, s.scenario.output_tokens)
 
     def compute_bound(batch: int) -> bool:
         step = decode_step_of(s, batch).at(context)
         return time_pass(step, s.machine).bound == "compute"
 
-    if not compute_bound(MAX_BATCH):
-        return None
-    low, high = 1, MAX_BATCH             # compute_bound(high) holds; find the smallest such batch
-    while low < high:
-        middle = (low + high) // 2
-        if compute_bound(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    return smallest_batch(compute_bound)
 
 
 def _report(s: Setup) -> Report:
     sc, machine, g = s.scenario, s.machine, s.scenario.gpus
     memory = memory_of(s)
 
-    prefill = prefill_work(s.deployment, batch=sc.batch, prompt_tokens=sc.prompt_tokens)
+    prefill = prefill_work(s.deployment, batch=sc.batch, prompt_tokens=sc.prompt_tokens,
+                           cached_tokens=sc.cached_prefix_tokens)
     prefill_timing = time_pass(prefill, machine)
     step = decode_step_of(s)
     timeline = request_timeline(prefill_timing, step, machine, sc.prompt_tokens, sc.output_tokens)
@@ -148,7 +163,7 @@ def _report(s: Setup) -> Report:
     mean_timing = time_pass(mean_step, machine)
     prices = token_prices(prefill_timing.seconds, timeline.tpot_seconds, g, sc.batch,
                           sc.prompt_tokens, sc.usd_per_gpu_hour)
-    return Report(
+    return with_speculative_decoding(s, Report(
         weights_bytes=memory.weights_bytes,
         weights_bytes_per_gpu=memory.weights_bytes_per_gpu,
         kv_bytes_per_token=s.kv_bytes_per_token,
@@ -186,5 +201,7 @@ def _report(s: Setup) -> Report:
         weight_only=s.compute_precision != s.weights.compute_precision,
         decode_seconds=timeline.decode_seconds,
         output_to_input_price_ratio=prices.output_to_input_ratio,
+        max_batch=max_batch_of(s, memory.capacity_bytes_per_gpu - memory.weights_bytes_per_gpu
+                               - memory.allowance_bytes_per_gpu),
         scenario=sc, gpu=s.gpu, model=s.model, weights_precision=s.weights, kv_precision=s.kv,
-    )
+    ))

@@ -108,18 +108,21 @@ class MemoryPlan:
     max_sequences: int               # most sequences of this context that fit together
 
 
-def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens: int) -> MemoryPlan:
+def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens: int,
+                kv_tokens: float | None = None) -> MemoryPlan:
     """Share out each GPU's HBM for ``batch`` sequences of ``prompt + output`` tokens.
 
     The longest context and the most sequences keep this scenario's allowance
     fixed and give all the rest to the KV cache: ``max_sequences >= batch``
     and ``max_context_tokens >= prompt + output`` exactly when the scenario fits.
+    ``kv_tokens``: the tokens of KV the batch holds, where a lever changes them from
+    ``batch * (prompt + output)`` (a reserved length, a shared prefix: ``engine.levers.kv_allocation``).
     """
     capacity_bytes, gpus = d.gpu.memory_bytes, d.gpus
     context = prompt_tokens + output_tokens
     weights = d.weights_bytes
     weights_per_gpu = weights / gpus
-    kv = d.kv_bytes_per_token * batch * context
+    kv = d.kv_bytes_per_token * (batch * context if kv_tokens is None else kv_tokens)
     kv_per_gpu = kv * d.kv_share_per_gpu
     allowance = allowance_bytes_per_gpu(d.model, gpus, batch, prompt_tokens)
     used = weights_per_gpu + kv_per_gpu + allowance

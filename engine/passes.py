@@ -7,7 +7,9 @@ experts) and a = ``kv_cache.attention_flops_per_position``:
 - prefill of ``batch`` prompts of L tokens:
   ``2 * (P - LM head) * batch * L`` + ``2 * LM head * batch`` (logits are
   needed only for the last position) + causal attention
-  ``a * batch * (1 + 2 + ... + L) = a * batch * L(L+1)/2``.
+  ``a * batch * (1 + 2 + ... + L) = a * batch * L(L+1)/2``. With the first C
+  tokens cached (prefix caching) only L - C tokens are computed, attending to
+  positions C+1 .. L, and the cached KV is read once per sequence.
 - one decode step at context c (tokens already cached per sequence):
   ``2 * P * batch + a * batch * (c + 1)`` (the new token also attends to itself).
 
@@ -73,16 +75,30 @@ class DecodeStepWork:
             link_seconds=self.link_seconds, allreduce_calls=self.allreduce_calls, expert_flops=self.expert_flops)
 
 
-def prefill_work(d: Deployment, *, batch: int, prompt_tokens: int) -> PassWork:
-    """The prefill pass over ``batch`` prompts of ``prompt_tokens`` tokens (module docstring)."""
+def computed_prompt_tokens(prompt_tokens: int, cached_tokens: int = 0) -> int:
+    """Prompt tokens a prefill computes when the first ``cached_tokens`` are cached: at least the last one,
+    whose logits give the first output token (vLLM recomputes it on a full hit)."""
+    return max(prompt_tokens - cached_tokens, 1)
+
+
+def prefill_work(d: Deployment, *, batch: int, prompt_tokens: int, cached_tokens: int = 0) -> PassWork:
+    """The prefill pass over ``batch`` prompts of ``prompt_tokens`` tokens (module docstring).
+
+    With ``cached_tokens`` (prefix caching, ``engine.levers.prefix_cache``) only the rest is computed:
+    its tokens attend to positions ``cached + 1 .. prompt`` and read the cached prefix's KV once.
+    """
     counts = d.counts
-    tokens = batch * prompt_tokens
+    computed = computed_prompt_tokens(prompt_tokens, cached_tokens)
+    cached = prompt_tokens - computed
+    tokens = batch * computed
     body = counts.matmul_per_token - counts.lm_head_matmul
+    attended = (prompt_tokens * (prompt_tokens + 1) - cached * (cached + 1)) / 2    # positions cached+1 .. prompt
     flops = (2.0 * body * tokens + 2.0 * counts.lm_head_matmul * batch
-             + attention_flops_per_position(d.model) * batch * prompt_tokens * (prompt_tokens + 1) / 2)
+             + attention_flops_per_position(d.model) * batch * attended)
     weights = counts.streamed(tokens) * d.weight_bytes_per_value / d.gpus
     kv_written = tokens * d.kv_bytes_per_token * d.kv_share_per_gpu
-    return PassWork(flops=flops, bytes_per_gpu=weights + kv_written,
+    kv_read = batch * cached * d.kv_bytes_per_token * d.kv_share_per_gpu
+    return PassWork(flops=flops, bytes_per_gpu=weights + kv_written + kv_read,
                     link_seconds=allreduce_link_seconds_per_pass(d.model, d.gpu, d.gpus, tokens),
                     allreduce_calls=allreduce_calls_per_pass(d.model, d.gpus),
                     expert_flops=2.0 * counts.routed_matmul_per_token * tokens)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, asdict, field
 
 from engine.catalog_types import Gpu, Model, Precision
+from engine.levers.speculative import SpeculativeReport
 from engine.scenario import Scenario
 
 
@@ -76,6 +77,10 @@ class Report:
     decode_seconds: float = 0.0              # all decode steps together (total - ttft)
     output_to_input_price_ratio: float = 0.0  # how many times an output token costs an input token
                                               # (from times, so defined even at a price of 0)
+    # Levers (engine.levers), in the JSON contract: the most sequences of this length that fit under the
+    # scenario's KV allocation, and what speculative decoding does (None when it is off).
+    max_batch: int = 0
+    speculative: SpeculativeReport | None = None
     # What the report was computed from (beyond the JSON contract, not compared or hashed):
     # the validated scenario and its catalogue entries, so a scene never looks them up twice.
     scenario: Scenario | None = field(default=None, compare=False, repr=False)
@@ -89,6 +94,7 @@ class Report:
         "hbm_bytes_per_gpu", "free_bytes_per_gpu", "fits", "ridge_flops_per_byte",
         "prefill", "decode", "ttft_seconds", "tpot_seconds", "total_seconds",
         "decode_share", "usd_per_million_input_tokens", "usd_per_million_output_tokens",
+        "max_batch", "speculative",
     )
 
     # Byte counts the JSON gives as whole numbers (ints): memory is counted in whole bytes, and a
@@ -104,6 +110,7 @@ class Report:
         out["prefill"] = {k: prefill[k] for k in ("flops", "bytes", "seconds", "bound")}
         out["decode"] = {k: decode[k] for k in
                          ("flops_per_token", "bytes_per_token", "seconds_per_token", "bound")}
+        out["speculative"] = None if self.speculative is None else self.speculative.to_json_dict()
         for path in self.JSON_WHOLE_BYTES:
             *parent, key = path.split(".")
             table = out[parent[0]] if parent else out

@@ -5,6 +5,7 @@ All number formatting goes through ``engine.units``.
 from __future__ import annotations
 
 from engine.catalog_types import Gpu, Model, Precision
+from engine.levers.text import lever_lines
 from engine.report import Report
 from engine.scenario import Scenario
 from engine.units import (
@@ -76,6 +77,7 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
                                        f"({format_tokens_per_second(1 / r.tpot_seconds)} per sequence)"),
         _line("total", f"{format_seconds(r.total_seconds)}   "
                        f"({format_percent(r.decode_share)} of it decoding)"),
+        *lever_lines(sc, r, _line),
         "",
         f"Cost at {format_usd(sc.usd_per_gpu_hour)} per GPU-hour",
         _line("input", f"{format_usd(r.usd_per_million_input_tokens)} per million tokens"),

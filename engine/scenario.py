@@ -18,7 +18,9 @@ and to refuse what is physically meaningless):
   at most the model's own ``max_context_tokens`` (``check_model_context``, once
   the model is looked up: 131,072 for Llama 3.1);
 - ``usd_per_gpu_hour``: a finite price from 0 to 10,000 US dollars;
-- ``mode``: ``"ideal"`` or ``"realistic"`` (any case; stored in lower case).
+- ``mode``: ``"ideal"`` or ``"realistic"`` (any case; stored in lower case);
+- the lever fields (speculative decoding, prefix caching, KV allocation): see
+  ``engine.levers.fields``; all off by default.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
 from engine.errors import refusal
+from engine.levers.fields import LEVER_WHOLE_NUMBER_FIELDS, validate_lever_fields
 from engine.units import format_count
 
 MODES = ("ideal", "realistic")
@@ -41,6 +44,8 @@ WHOLE_NUMBER_FIELDS = {
     "batch": ("The batch", 1, MAX_BATCH, " sequences"),
     "prompt_tokens": ("The prompt length", 1, MAX_CONTEXT_TOKENS, " tokens"),
     "output_tokens": ("The output length", 1, MAX_CONTEXT_TOKENS, " tokens"),
+    **{name: (text, low, MAX_CONTEXT_TOKENS if high is None else high, unit)
+       for name, (text, low, high, unit) in LEVER_WHOLE_NUMBER_FIELDS.items()},
 }
 PRICE_ALLOWED = f"a number from 0 to {format_count(MAX_USD_PER_GPU_HOUR)} US dollars"
 
@@ -63,6 +68,14 @@ class Scenario:
     output_tokens: int = 500
     usd_per_gpu_hour: float = 2.0
     mode: str = "realistic"          # "ideal": pure roofline at 100% of peak; "realistic": documented efficiencies
+    # Levers (engine.levers.fields says what each may be); all off by default.
+    draft_model: str = ""            # speculative decoding: the draft model's catalogue id ("" = none)
+    draft_head_cost: float = 0.0     # or self-drafting heads: one drafted token's cost, as a share of a target step
+    draft_tokens: int = 4            # k: tokens proposed per verify pass
+    acceptance: float = 0.7          # a: the chance that each proposed token is accepted, 0 <= a < 1
+    cached_prefix_tokens: int = 0    # prefix caching: the first N prompt tokens' KV is reused
+    kv_allocation: str = "paged"     # "paged" (blocks of 16 tokens) or "reserved" (a fixed length per sequence)
+    reserve_tokens: int = 0          # "reserved": tokens set aside per sequence (0 = the model's maximum context)
 
 
 def _whole_number(value, field: str) -> int:
@@ -123,10 +136,10 @@ def validate_scenario(scenario: Scenario) -> Scenario:
     current = (scenario.gpu, scenario.model, scenario.weights, scenario.kv, scenario.gpus,
                scenario.batch, scenario.prompt_tokens, scenario.output_tokens, scenario.usd_per_gpu_hour,
                scenario.mode)
-    if all(a is b or (type(a) is type(b) and a == b) for a, b in zip(checked, current)):
-        return scenario
-    return replace(scenario, gpu=gpu, model=model, weights=weights, kv=kv, gpus=gpus, batch=batch,
-                   prompt_tokens=prompt, output_tokens=output, usd_per_gpu_hour=price, mode=mode)
+    if not all(a is b or (type(a) is type(b) and a == b) for a, b in zip(checked, current)):
+        scenario = replace(scenario, gpu=gpu, model=model, weights=weights, kv=kv, gpus=gpus, batch=batch,
+                           prompt_tokens=prompt, output_tokens=output, usd_per_gpu_hour=price, mode=mode)
+    return validate_lever_fields(scenario, _whole_number)
 
 
 def check_model_context(scenario: Scenario, model) -> None:

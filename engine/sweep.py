@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.compute import Setup, decode_step_of, memory_of, resolve, setup
+from engine.compute import Setup, decode_step_of, memory_of, setup_of
 from engine.errors import InputError
 from engine.passes import DecodeStepWork
 from engine.request import Machine
@@ -63,7 +63,7 @@ def decode_step_seconds(step: DecodeStepWork, machine: Machine, contexts: np.nda
 
 def setup_for(scenario: Scenario, catalog=None) -> Setup:
     """The validated scenario with its catalogue entries (``InputError`` for bad input)."""
-    return setup(*resolve(scenario, catalog))
+    return setup_of(scenario, catalog)
 
 
 def decode_step_seconds_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog=None) -> np.ndarray:
