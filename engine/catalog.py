@@ -114,7 +114,7 @@ def _read_builtin(name: str, filename: str, builtin_dir: Path | str | None) -> d
 
 def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
                      skipped: dict[str, dict[str, tuple[str, str]]]) -> None:
-    shown = _display_path(path)
+    shown = display_path(path)
     try:                                         # read-only, a regular file of bounded size: never written
         document = tomllib.loads(read_regular_file(path, MAX_USER_CATALOG_BYTES).decode("utf-8"))
     except FileNotFoundError:
@@ -148,7 +148,7 @@ def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
             tables[table_name][entry_id] = entry     # a built-in id is replaced in place
 
 
-def _display_path(path: Path) -> str:
+def display_path(path: Path) -> str:
     """The path as a person would type it: ~/.config/... under the home folder."""
     try:
         return "~/" + path.expanduser().resolve().relative_to(Path.home().resolve()).as_posix()
