@@ -195,7 +195,7 @@ def _flops(raw: dict, name: str) -> dict[str, float]:
         if key not in COMPUTE_PRECISIONS:
             checks.fail(key, f"field {name}.{key} is not a precision; allowed: {', '.join(COMPUTE_PRECISIONS)}")
     if "fp16" not in table:
-        checks.fail("fp16", f"field {name}.fp16 is missing; every GPU needs its dense FP16 peak")
+        checks.fail("fp16", f"field {name}.fp16 is missing (every GPU needs its dense FP16 peak)")
     flops = {key: checks.take(positive_number, key, range_name="flops", label=f"{name}.{key}", default=1.0)
              for key in COMPUTE_PRECISIONS if key in table}
     checks.done()

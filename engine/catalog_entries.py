@@ -4,8 +4,7 @@
 entry at a time. A ``FieldChecks`` goes through every field of an entry and
 gathers every problem it finds before giving up, so that a person fixing
 their own file learns of all of them at once: "field memory_bytes is
-missing; it must be a positive number; field vendor is missing; it must be
-non-empty text". A rule between two fields (kv_heads must divide
+missing (a positive number); field vendor is missing (non-empty text)". A rule between two fields (kv_heads must divide
 attention_heads) is checked only when both fields are themselves good, so a
 bad field never drags a second, invented problem behind it.
 
@@ -16,6 +15,7 @@ an imported entry obeys exactly the rules the loader will apply to it.
 """
 from __future__ import annotations
 
+import difflib
 import math
 from typing import Any, Callable
 
@@ -57,7 +57,7 @@ def positive_number(raw: dict, name: str, required: bool = True, range_name: str
             raise EntryError(str(error).replace(f"field {name} ", f"field {label} ", 1)) from None
     if name not in raw:
         if required:
-            raise problem(name, "is missing; it must be a positive number")
+            raise problem(name, "is missing (a positive number)")
         return 0.0
     value = raw[name]
     if not _is_number(value) or value <= 0:
@@ -71,7 +71,7 @@ def whole_number(raw: dict, name: str, required: bool = True, minimum: int = 1) 
     wanted = "a positive whole number" if minimum == 1 else "a whole number, 0 or more"
     if name not in raw:
         if required:
-            raise problem(name, f"is missing; it must be {wanted}")
+            raise problem(name, f"is missing ({wanted})")
         return 0
     value = raw[name]
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
@@ -85,7 +85,7 @@ def text(raw: dict, name: str, required: bool = True, default: str = "") -> str:
     """``raw[name]`` as non-empty text (``default`` when absent and a default is given)."""
     if name not in raw:
         if required and not default:
-            raise problem(name, "is missing; it must be non-empty text")
+            raise problem(name, "is missing (non-empty text)")
         return default
     value = raw[name]
     if not isinstance(value, str) or (required and not value.strip()):
@@ -96,7 +96,7 @@ def text(raw: dict, name: str, required: bool = True, default: str = "") -> str:
 def flag(raw: dict, name: str) -> bool:
     """``raw[name]`` as true or false (required)."""
     if name not in raw:
-        raise problem(name, "is missing; it must be true or false")
+        raise problem(name, "is missing (true or false)")
     if not isinstance(raw[name], bool):
         raise problem(name, f"must be true or false, got {quoted(raw[name])}")
     return raw[name]
@@ -130,12 +130,10 @@ class FieldChecks:
         self.raw = raw
         self.problems: list[str] = []
         self.failed: set[str] = set()
-        unknown = [name for name in raw if name not in allowed]
-        if unknown:
-            names = ", ".join(shorten(name) for name in unknown[:5]) + (", …" if len(unknown) > 5 else "")
-            verb = "is not a catalogue field" if len(unknown) == 1 else "are not catalogue fields"
-            self.problems.append(f"field{'s' if len(unknown) > 1 else ''} {names} {verb}; "
-                                 f"allowed fields: {', '.join(allowed)}")
+        for name in [name for name in raw if name not in allowed]:
+            close = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.75)
+            hint = f"did you mean {close[0]}?" if close else f"allowed fields: {', '.join(allowed)}"
+            self.problems.append(f"field {shorten(str(name))} is not a catalogue field ({hint})")
 
     def take(self, check: Callable[..., Any], name: str, *args, default: Any = None, **kwargs) -> Any:
         try:

@@ -93,7 +93,9 @@ class DecodeStepWork:
 
     def pieces(self, first: int, last: int) -> list[tuple[DecodeStepWork, int, int]]:
         """The contexts ``first .. last`` cut where the line changes: (a line without a window, from, to)."""
-        if not self.window_tokens or last <= self.window_tokens:
+        if not self.window_tokens:
+            return [(self, first, last)]
+        if last <= self.window_tokens:
             return [(replace(self, window_tokens=0), first, last)]
         if first > self.window_tokens:
             return [(self.past_window(), first, last)]
