@@ -14,17 +14,20 @@ with the same fields as the built-in files; ``source`` may be left out there
 and then names the file.
 
 Rules:
-- Ids are matched case-insensitively; spaces and underscores count as hyphens.
+- Ids are matched case-insensitively and Unicode-normalised (NFC: an accent typed
+  as one code point or as two matches either); spaces and underscores count as hyphens.
 - A built-in file that breaks a rule raises ``InputError``: that is our bug.
 - A user's entry that breaks a rule is skipped, and ``Catalog.warnings`` gets
-  one sentence naming the file, the entry and the field; everything else still
+  one sentence naming the file, the entry and every field that is missing or
+  bad, all at once (``engine.catalog_entries.FieldChecks``); everything else still
   loads. A user's file that cannot be read or parsed gives one warning, and
   the built-in catalogue loads alone. Looking up an id whose entry was skipped
   says so (code ``catalog.skipped``): "GPU 'mygpu' in <file> was skipped: <reason>."
 - A user's entry with a built-in id replaces the built-in entry (its
   ``origin`` then names the user's file): a person who measured their own
   card knows better than a datasheet.
-- The user's file is opened read-only and never written. Only a regular file
+- Loading opens the user's file read-only and never writes it (``engine.import_model``
+  only ever appends an entry to it, atomically). Only a regular file
   of at most ``MAX_USER_CATALOG_BYTES`` is read (never blocking on a FIFO); a
   file that cannot be used for any reason (a folder, a device, too large, not
   UTF-8, nested too deeply, not TOML) gives one warning, "this file cannot be used".
