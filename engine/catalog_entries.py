@@ -25,11 +25,18 @@ from engine.units import format_count
 
 
 class EntryError(Exception):
-    """What is wrong with one entry, as one sentence without the file and entry (the caller adds them)."""
+    """What is wrong with one entry, as one sentence without the file and entry (the caller adds them).
+
+    ``field`` names the field at fault, where one is.
+    """
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 def problem(name: str, text: str) -> EntryError:
-    return EntryError(f"field {shorten(name)} {text}")
+    return EntryError(f"field {shorten(name)} {text}", name)
 
 
 def quoted(value: object) -> str:
@@ -143,13 +150,13 @@ class FieldChecks:
             return default
 
     def rule(self, names: tuple[str, ...], fn: Callable[[], Any], default: Any = None) -> Any:
-        """``fn()`` when every field in ``names`` passed its own checks; its problem is put on ``names[0]``."""
+        """``fn()`` when every field in ``names`` passed its own checks; a broken rule marks the field it names."""
         if not self.ok(*names):
             return default
         try:
             return fn()
         except EntryError as error:
-            self.fail(names[0], error)
+            self.fail(error.field or names[0], error)
             return default
 
     def ok(self, *names: str) -> bool:
