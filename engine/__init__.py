@@ -4,12 +4,13 @@
     report = compute_report(Scenario(gpu="h800", model="llama-3.1-70b", weights="fp8"))
 
 Where each formula lives: ``parameters`` (counting a model's weights),
-``kv_cache`` (bytes per token, GQA and MLA), ``memory`` (what fits in HBM),
+``kv_cache`` (bytes per token, GQA, MLA and sliding windows), ``memory`` (what fits in HBM),
 ``roofline`` (peak, bandwidth, ridge point), ``passes`` (FLOPs and bytes of
 prefill and a decode step), ``parallel`` (tensor parallelism and all-reduce),
 ``efficiency`` (ideal vs realistic, with sources), ``request`` (TTFT, TPOT,
 decode share), ``cost`` (prices per million tokens), ``sweep`` (vectorised
-curves over context length), ``compute`` (the report), ``cli`` (``python -m engine``),
+curves over context length), ``compute`` (the report), ``import_model`` (a model
+from its config.json into the user's catalogue), ``cli`` (``python -m engine``),
 ``levers`` (speculative decoding, prefix caching, KV allocation, FlashAttention,
 offloading, disaggregation, KV precision at long context: ``levers.lever_outcome``).
 """

@@ -14,17 +14,20 @@ with the same fields as the built-in files; ``source`` may be left out there
 and then names the file.
 
 Rules:
-- Ids are matched case-insensitively; spaces and underscores count as hyphens.
+- Ids are matched case-insensitively and Unicode-normalised (NFC: an accent typed
+  as one code point or as two matches either); spaces and underscores count as hyphens.
 - A built-in file that breaks a rule raises ``InputError``: that is our bug.
 - A user's entry that breaks a rule is skipped, and ``Catalog.warnings`` gets
-  one sentence naming the file, the entry and the field; everything else still
+  one sentence naming the file, the entry and every field that is missing or
+  bad, all at once (``engine.catalog_entries.FieldChecks``); everything else still
   loads. A user's file that cannot be read or parsed gives one warning, and
   the built-in catalogue loads alone. Looking up an id whose entry was skipped
   says so (code ``catalog.skipped``): "GPU 'mygpu' in <file> was skipped: <reason>."
 - A user's entry with a built-in id replaces the built-in entry (its
   ``origin`` then names the user's file): a person who measured their own
   card knows better than a datasheet.
-- The user's file is opened read-only and never written. Only a regular file
+- Loading opens the user's file read-only and never writes it (``engine.import_model``
+  only ever appends an entry to it, atomically). Only a regular file
   of at most ``MAX_USER_CATALOG_BYTES`` is read (never blocking on a FIFO); a
   file that cannot be used for any reason (a folder, a device, too large, not
   UTF-8, nested too deeply, not TOML) gives one warning, "this file cannot be used".
@@ -38,7 +41,6 @@ Rules:
 from __future__ import annotations
 
 import functools
-import math
 import os
 import tomllib
 from importlib import resources
@@ -46,13 +48,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.catalog_text import catalog_as_json, catalog_as_text  # noqa: F401  (re-exported: the listing)
+from engine.catalog_entries import (
+    EntryError, FieldChecks, build_model, positive_number, problem, quoted, sources, text, whole_number,
+)
 from engine.catalog_types import (  # noqa: F401  (Catalog, normalise_id: re-exported)
-    COMPUTE_PRECISIONS, INTERCONNECT_TOPOLOGIES, PHYSICAL_RANGES, Catalog, Gpu, Model, Precision, normalise_id,
-    physical_range_text,
+    COMPUTE_PRECISIONS, INTERCONNECT_TOPOLOGIES, Catalog, Gpu, Precision, normalise_id,
 )
 from engine.config_dir import config_dir, read_regular_file
-from engine.errors import InputError, shorten, shown_value
-from engine.units import format_count
+from engine.errors import InputError, shorten
 
 USER_CATALOG_ENV = "INFERENCE_PHYSICS_CATALOG"
 MAX_USER_CATALOG_BYTES = 4_000_000      # a catalogue of thousands of entries; more is not a catalogue
@@ -107,14 +110,14 @@ def _read_builtin(name: str, filename: str, builtin_dir: Path | str | None) -> d
         try:
             entry_id = _checked_id(raw_id, entries)
             entries[entry_id] = _BUILDERS[name](entry_id, raw, origin="built-in", default_source=None)
-        except _EntryError as error:
-            raise InputError(f"{shown}: {_KIND[name]} {_q(raw_id)}: {error}.") from None
+        except EntryError as error:
+            raise InputError(f"{shown}: {_KIND[name]} {quoted(raw_id)}: {error}.") from None
     return entries
 
 
 def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
                      skipped: dict[str, dict[str, tuple[str, str]]]) -> None:
-    shown = _display_path(path)
+    shown = display_path(path)
     try:                                         # read-only, a regular file of bounded size: never written
         document = tomllib.loads(read_regular_file(path, MAX_USER_CATALOG_BYTES).decode("utf-8"))
     except FileNotFoundError:
@@ -128,7 +131,7 @@ def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
         return
     for table_name, table in document.items():
         if table_name not in _USER_TABLES or not isinstance(table, dict):
-            warnings.append(f"{shown}: {_q(table_name)} is not read; a user catalogue holds only "
+            warnings.append(f"{shown}: {quoted(table_name)} is not read; a user catalogue holds only "
                             "[gpus.<id>] and [models.<id>] tables.")
             continue
         seen: dict = {}
@@ -137,8 +140,8 @@ def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
                 entry_id = _checked_id(raw_id, seen)
                 entry = _BUILDERS[table_name](entry_id, raw, origin=str(path),
                                               default_source=f"your catalogue file {shown}")
-            except _EntryError as error:
-                warnings.append(f"{shown}: {_KIND[table_name]} {_q(raw_id)}: {error}; entry skipped.")
+            except EntryError as error:
+                warnings.append(f"{shown}: {_KIND[table_name]} {quoted(raw_id)}: {error}; entry skipped.")
                 key = normalise_id(raw_id)
                 if key and key not in seen and key not in tables[table_name]:
                     skipped[table_name][key] = (shown, str(error))
@@ -148,7 +151,7 @@ def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
             tables[table_name][entry_id] = entry     # a built-in id is replaced in place
 
 
-def _display_path(path: Path) -> str:
+def display_path(path: Path) -> str:
     """The path as a person would type it: ~/.config/... under the home folder."""
     try:
         return "~/" + path.expanduser().resolve().relative_to(Path.home().resolve()).as_posix()
@@ -159,110 +162,14 @@ def _display_path(path: Path) -> str:
 def _checked_id(raw_id: str, seen: dict) -> str:
     entry_id = normalise_id(raw_id)
     if not entry_id:
-        raise _EntryError("its id is empty; an id is a short name such as h800")
+        raise EntryError("its id is empty; an id is a short name such as h800")
     if entry_id in seen:
-        raise _EntryError(f"its id matches {_q(entry_id)} defined above (ids ignore case)")
+        raise EntryError(f"its id matches {quoted(entry_id)} defined above (ids ignore case)")
     return entry_id
 
 
-# --------------------------------------------------------------------------- field checks
-
-class _EntryError(Exception):
-    """One broken rule in one entry; the caller adds the file and the entry."""
-
-
-def _problem(name: str, problem: str) -> _EntryError:
-    return _EntryError(f"field {shorten(name)} {problem}")
-
-
-def _q(value: object) -> str:
-    """A value from the file as a warning quotes it: its repr, at most a line's worth."""
-    return shorten(repr(value))
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _in_range(name: str, value: float, range_name: str | None = None) -> None:
-    low, high, _ = PHYSICAL_RANGES[range_name or name]
-    if not low <= value <= high:
-        raise _problem(name, f"must be {physical_range_text(range_name or name)}, got {shown_value(value, quoted=True)}")
-
-
-def _positive_number(raw: dict, name: str, required: bool = True, range_name: str | None = None,
-                     label: str | None = None) -> float:
-    if label is not None:           # a field of a sub-table: "flops.fp16"
-        try:
-            return _positive_number(raw, name, required, range_name)
-        except _EntryError as error:
-            raise _EntryError(str(error).replace(f"field {name} ", f"field {label} ", 1)) from None
-    if name not in raw:
-        if required:
-            raise _problem(name, "is missing; it must be a positive number")
-        return 0.0
-    value = raw[name]
-    if not _is_number(value) or value <= 0:
-        raise _problem(name, f"must be a positive number, got {shown_value(value, quoted=True)}")
-    _in_range(name, value, range_name)
-    return float(value)
-
-
-def _count(raw: dict, name: str, required: bool = True, minimum: int = 1) -> int:
-    wanted = "a positive whole number" if minimum == 1 else "a whole number, 0 or more"
-    if name not in raw:
-        if required:
-            raise _problem(name, f"is missing; it must be {wanted}")
-        return 0
-    value = raw[name]
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _problem(name, f"must be {wanted}, got {shown_value(value, quoted=True)}")
-    if value or minimum:
-        _in_range(name, value)
-    return value
-
-
-def _text(raw: dict, name: str, required: bool = True, default: str = "") -> str:
-    if name not in raw:
-        if required and not default:
-            raise _problem(name, "is missing; it must be non-empty text")
-        return default
-    value = raw[name]
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise _problem(name, f"must be non-empty text, got {_q(value)}")
-    return value
-
-
-def _flag(raw: dict, name: str) -> bool:
-    if name not in raw:
-        raise _problem(name, "is missing; it must be true or false")
-    if not isinstance(raw[name], bool):
-        raise _problem(name, f"must be true or false, got {_q(raw[name])}")
-    return raw[name]
-
-
-def _only_known_fields(raw: object, allowed: tuple[str, ...]) -> dict:
-    if not isinstance(raw, dict):
-        raise _EntryError(f"must be a table of fields, got {_q(raw)}")
-    unknown = [name for name in raw if name not in allowed]
-    if unknown:
-        raise _problem(unknown[0], f"is not a catalogue field; allowed fields: {', '.join(allowed)}")
-    return raw
-
-
-def _sources(raw: dict, allowed: set[str]) -> dict[str, str]:
-    table = raw.get("sources", {})
-    if not isinstance(table, dict):
-        raise _problem("sources", f"must be a table of field = source text, got {_q(table)}")
-    for name, text in table.items():
-        if name not in allowed:
-            raise _problem(f"sources.{name}", "names no field of this entry")
-        if not isinstance(text, str) or not text.strip():
-            raise _problem(f"sources.{name}", f"must be non-empty text, got {_q(text)}")
-    return dict(table)
-
-
 # --------------------------------------------------------------------------- entries
+# Field checks and the model builder live in engine.catalog_entries; GPUs and precisions are built here.
 
 _GPU_NUMBERS = ("memory_bytes", "memory_bandwidth_bytes_per_second",
                 "interconnect_bytes_per_second", "pcie_bytes_per_second")
@@ -270,118 +177,79 @@ _GPU_FIELDS = ("name", "vendor", *_GPU_NUMBERS, "flops", "interconnect", "interc
                "interconnect_links", "pcie", "source", "sources", "estimated", "notes")
 
 
-def _topology(raw: dict) -> tuple[str, int]:
+def _topology(raw: dict, name: str) -> tuple[str, int]:
     """``interconnect_topology`` (default switch) and, for a mesh, its ``interconnect_links``."""
-    topology = raw.get("interconnect_topology", "switch")
+    topology = raw.get(name, "switch")
     if topology not in INTERCONNECT_TOPOLOGIES:
-        raise _problem("interconnect_topology",
-                       f"must be one of {', '.join(INTERCONNECT_TOPOLOGIES)}, got {_q(topology)}")
-    links = _count(raw, "interconnect_links", required=topology == "mesh")
+        raise problem(name, f"must be one of {', '.join(INTERCONNECT_TOPOLOGIES)}, got {quoted(topology)}")
+    links = whole_number(raw, "interconnect_links", required=topology == "mesh")
     if topology != "mesh" and links:
-        raise _problem("interconnect_links", f"applies only to a mesh interconnect, not to {_q(topology)}")
+        raise problem("interconnect_links", f"applies only to a mesh interconnect, not to {quoted(topology)}")
     return topology, links
 
 
-def _gpu(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Gpu:
-    raw = _only_known_fields(raw, _GPU_FIELDS)
-    numbers = {name: _positive_number(raw, name) for name in _GPU_NUMBERS}
-    flops_table = raw.get("flops")
-    if not isinstance(flops_table, dict):
-        raise _problem("flops", f"must be a table of dense peaks such as fp16 = 989.4e12, got {_q(flops_table)}")
-    for key in flops_table:
+def _flops(raw: dict, name: str) -> dict[str, float]:
+    """The ``flops`` table of dense peaks by precision; every problem in it is kept (``FieldChecks``)."""
+    table = raw.get(name)
+    if not isinstance(table, dict):
+        raise problem(name, f"must be a table of dense peaks such as fp16 = 989.4e12, got {quoted(table)}")
+    checks = FieldChecks(table, tuple(table))
+    for key in table:
         if key not in COMPUTE_PRECISIONS:
-            raise _problem(f"flops.{key}", f"is not a precision; allowed: {', '.join(COMPUTE_PRECISIONS)}")
-    if "fp16" not in flops_table:
-        raise _problem("flops.fp16", "is missing; every GPU needs its dense FP16 peak")
-    flops = {key: _positive_number(flops_table, key, range_name="flops", label=f"flops.{key}")
-             for key in COMPUTE_PRECISIONS if key in flops_table}
-    estimated = raw.get("estimated", [])
-    if not isinstance(estimated, list) or any(name not in _GPU_FIELDS for name in estimated):
-        raise _problem("estimated", f"must be a list of this entry's field names, got {_q(estimated)}")
+            checks.fail(key, f"field {name}.{key} is not a precision; allowed: {', '.join(COMPUTE_PRECISIONS)}")
+    if "fp16" not in table:
+        checks.fail("fp16", f"field {name}.fp16 is missing (every GPU needs its dense FP16 peak)")
+    flops = {key: checks.take(positive_number, key, range_name="flops", label=f"{name}.{key}", default=1.0)
+             for key in COMPUTE_PRECISIONS if key in table}
+    checks.done()
+    return flops
+
+
+def _estimated(raw: dict, name: str) -> tuple[str, ...]:
+    estimated = raw.get(name, [])
+    if not isinstance(estimated, list) or any(field not in _GPU_FIELDS for field in estimated):
+        raise problem(name, f"must be a list of this entry's field names, got {quoted(estimated)}")
+    return tuple(estimated)
+
+
+def _gpu(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Gpu:
+    checks = FieldChecks(raw, _GPU_FIELDS)
+    numbers = {name: checks.take(positive_number, name, default=1.0) for name in _GPU_NUMBERS}
     allowed_sources = set(_GPU_FIELDS) | {f"flops.{key}" for key in COMPUTE_PRECISIONS}
-    topology, links = _topology(raw)
-    return Gpu(
-        id=entry_id, name=_text(raw, "name"), vendor=_text(raw, "vendor"),
-        flops_per_second=flops, interconnect=_text(raw, "interconnect"),
-        source=_text(raw, "source", default=default_source or ""),
-        sources=_sources(raw, allowed_sources), notes=_text(raw, "notes", required=False),
-        pcie=_text(raw, "pcie", required=False), estimated=tuple(estimated), origin=origin,
+    topology, links = checks.take(_topology, "interconnect_topology", default=("switch", 0))
+    gpu = dict(
+        id=entry_id, name=checks.take(text, "name", default=""), vendor=checks.take(text, "vendor", default=""),
+        flops_per_second=checks.take(_flops, "flops", default={}),
+        interconnect=checks.take(text, "interconnect", default=""),
+        source=checks.take(text, "source", True, default_source or "", default=""),
+        sources=checks.take(sources, "sources", allowed_sources, default={}),
+        notes=checks.take(text, "notes", required=False, default=""),
+        pcie=checks.take(text, "pcie", required=False, default=""),
+        estimated=checks.take(_estimated, "estimated", default=()), origin=origin,
         interconnect_topology=topology, interconnect_links=links, **numbers,
     )
-
-
-_MODEL_SIZES = ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim",
-                "intermediate_size", "vocab_size")
-_MOE_COUNTS = ("experts", "experts_per_token", "expert_intermediate_size", "shared_experts", "dense_layers")
-_MLA_COUNTS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
-_MODEL_FIELDS = ("name", *_MODEL_SIZES, "tied_embeddings", "published_parameters",
-                 "published_active_parameters", "max_context_tokens", *_MOE_COUNTS, *_MLA_COUNTS,
-                 "source", "sources", "notes")
-
-
-def _model(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Model:
-    raw = _only_known_fields(raw, _MODEL_FIELDS)
-    sizes = {name: _count(raw, name) for name in _MODEL_SIZES}
-    moe = {name: _count(raw, name, required=False, minimum=0) for name in _MOE_COUNTS}
-    mla = {name: _count(raw, name, required=False, minimum=0) for name in _MLA_COUNTS}
-    if sizes["attention_heads"] % sizes["kv_heads"]:
-        raise _problem("kv_heads", f"must divide attention_heads ({sizes['attention_heads']}) evenly, "
-                                   f"got {sizes['kv_heads']}")
-    _check_moe(moe, sizes["layers"])
-    _check_mla(mla)
-    total = _positive_number(raw, "published_parameters")
-    active = _positive_number(raw, "published_active_parameters", required=False)
-    if active and not moe["experts"]:
-        raise _problem("published_active_parameters", "is only for mixture-of-experts models (experts > 0)")
-    if active > total:
-        raise _problem("published_active_parameters",
-                       f"must not exceed published_parameters ({format_count(total)}), got {format_count(active)}")
-    return Model(
-        id=entry_id, name=_text(raw, "name"), source=_text(raw, "source", default=default_source or ""),
-        tied_embeddings=_flag(raw, "tied_embeddings"), published_parameters=total,
-        published_active_parameters=active, notes=_text(raw, "notes", required=False),
-        max_context_tokens=_count(raw, "max_context_tokens", required=False),
-        sources=_sources(raw, set(_MODEL_FIELDS)), origin=origin, **sizes, **moe, **mla,
-    )
-
-
-def _check_moe(moe: dict[str, int], layers: int) -> None:
-    if moe["experts"] == 0:
-        for name in _MOE_COUNTS[1:]:
-            if moe[name]:
-                raise _problem(name, f"must be 0 when experts is 0 (a dense model), got {moe[name]}")
-        return
-    if not 1 <= moe["experts_per_token"] <= moe["experts"]:
-        raise _problem("experts_per_token",
-                       f"must be between 1 and experts ({moe['experts']}), got {moe['experts_per_token']}")
-    if moe["expert_intermediate_size"] == 0:
-        raise _problem("expert_intermediate_size", "must be a positive whole number when experts > 0, got 0")
-    if moe["dense_layers"] >= layers:
-        raise _problem("dense_layers", f"must be fewer than layers ({layers}), got {moe['dense_layers']}")
-
-
-def _check_mla(mla: dict[str, int]) -> None:
-    if mla["kv_lora_rank"] == 0:
-        for name in _MLA_COUNTS:
-            if mla[name]:
-                raise _problem(name, f"must be 0 when kv_lora_rank is 0 (no latent attention), got {mla[name]}")
-        return
-    for name in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
-        if mla[name] == 0:
-            raise _problem(name, "must be a positive whole number when kv_lora_rank > 0, got 0")
+    checks.done()
+    return Gpu(**gpu)
 
 
 _PRECISION_FIELDS = ("name", "bytes_per_value", "compute_precision", "source")
 
 
-def _precision(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Precision:
-    raw = _only_known_fields(raw, _PRECISION_FIELDS)
-    compute = _text(raw, "compute_precision")
+def _compute_precision(raw: dict, name: str) -> str:
+    compute = text(raw, name)
     if compute not in COMPUTE_PRECISIONS:
-        raise _problem("compute_precision", f"must be one of {', '.join(COMPUTE_PRECISIONS)}, got {_q(compute)}")
-    return Precision(id=entry_id, name=_text(raw, "name"), bytes_per_value=_positive_number(raw, "bytes_per_value"),
-                     compute_precision=compute, source=_text(raw, "source", default=default_source or ""))
+        raise problem(name, f"must be one of {', '.join(COMPUTE_PRECISIONS)}, got {quoted(compute)}")
+    return compute
 
 
-_BUILDERS: dict[str, Callable[..., Any]] = {"gpus": _gpu, "models": _model, "precisions": _precision}
+def _precision(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Precision:
+    checks = FieldChecks(raw, _PRECISION_FIELDS)
+    precision = dict(id=entry_id, name=checks.take(text, "name", default=""),
+                     bytes_per_value=checks.take(positive_number, "bytes_per_value", default=1.0),
+                     compute_precision=checks.take(_compute_precision, "compute_precision", default="fp16"),
+                     source=checks.take(text, "source", True, default_source or "", default=""))
+    checks.done()
+    return Precision(**precision)
 
+
+_BUILDERS: dict[str, Callable[..., Any]] = {"gpus": _gpu, "models": build_model, "precisions": _precision}

@@ -83,6 +83,10 @@ def _model_lines(model: Model) -> list[str]:
                      f"width {format_count(model.expert_intermediate_size)}"
                      + (f", {format_count(model.shared_experts)} shared" if model.shared_experts else "")
                      + (f", first {format_count(model.dense_layers)} layers dense" if model.dense_layers else ""))
+    if model.has_sliding_window:
+        lines.append(f"    sliding window: {format_count(model.sliding_window_layers)} of "
+                     f"{format_count(model.layers)} layers attend to the last "
+                     f"{format_count(model.sliding_window_tokens)} tokens only")
     if model.uses_mla:
         lines.append(f"    latent attention: q rank {format_count(model.q_lora_rank)}, "
                      f"kv rank {format_count(model.kv_lora_rank)}, head dims {format_count(model.qk_nope_head_dim)} + "

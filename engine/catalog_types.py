@@ -9,6 +9,7 @@ Every number is in SI units (bytes, bytes per second, FLOP per second).
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
@@ -72,6 +73,8 @@ PHYSICAL_RANGES: dict[str, tuple[float, float, Callable[[float], str]]] = {
     "published_parameters": (1e3, 1e15, format_parameters),
     "published_active_parameters": (1e3, 1e15, format_parameters),
     "max_context_tokens": (1, 1_000_000_000, format_count),
+    "sliding_window_tokens": (0, 1_000_000_000, format_count),
+    "sliding_window_layers": (0, 1_000, format_count),
     "bytes_per_value": (0.0625, 8, format_value_size),
 }
 
@@ -161,6 +164,11 @@ class Model:
     notes: str = ""
     published_active_parameters: float = 0.0   # MoE: parameters used per token, from the model card (0 = dense)
     max_context_tokens: int = 0     # max_position_embeddings: the longest prompt plus output (0 = not given)
+    # Sliding-window attention (0 = every layer attends to the whole context): ``sliding_window_layers``
+    # of the layers attend only to the last ``sliding_window_tokens`` tokens, so they cache and read
+    # at most that many (gpt-oss: half its layers, window 128; Mistral 7B v0.1: all, window 4,096).
+    sliding_window_tokens: int = 0
+    sliding_window_layers: int = 0
     sources: dict[str, str] = field(default_factory=dict)   # field name -> source, where it differs
     origin: str = "built-in"        # "built-in", or the path of the user's catalogue file
 
@@ -171,6 +179,10 @@ class Model:
     @property
     def uses_mla(self) -> bool:
         return self.kv_lora_rank > 0
+
+    @property
+    def has_sliding_window(self) -> bool:
+        return self.sliding_window_tokens > 0 and self.sliding_window_layers > 0
 
 
 Entry = TypeVar("Entry", Gpu, Model, Precision)
@@ -196,8 +208,13 @@ class Catalog:
 
 
 def normalise_id(text: str) -> str:
-    """The form ids are stored and matched in: "H100 SXM" -> "h100-sxm"."""
-    return "-".join(text.strip().lower().replace("_", " ").split())
+    """The form ids are stored and matched in: "H100 SXM" -> "h100-sxm".
+
+    Unicode-normalised (NFC) before and after lower-casing, so an "é" typed as one
+    code point finds one stored as "e" plus a combining accent, and the other way round.
+    """
+    lowered = unicodedata.normalize("NFC", text).strip().lower().replace("_", " ")
+    return unicodedata.normalize("NFC", "-".join(lowered.split()))
 
 
 def _lookup(table: dict[str, Entry], wanted: object, kind: str,

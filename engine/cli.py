@@ -6,6 +6,7 @@
     python -m engine catalog [--json]
     python -m engine tokens --tokenizer ID [--json] (TEXT | --file PATH | --file -)
     python -m engine tokens --list [--json]
+    python -m engine import-model CONFIG.json [--id ID]
 
 Each subcommand is one ``add_<name>_command(commands)`` function that declares
 its options and sets ``run``, and one ``run_<name>(args, catalog) -> int``
@@ -31,20 +32,16 @@ import os
 import sys
 from typing import Callable
 
+from engine.cli_input import BadUsage as _BadUsage, argument_text as _argument_text, read_text_file as _read_text_file
 from engine.errors import InputError, shorten
-from engine.config_dir import FileTooBig, NotRegularFile, read_regular_file
 from engine.levers.cli_options import add_lever_options, lever_fields
 from engine.scenario import PRICE_ALLOWED, WHOLE_NUMBER_FIELDS, Scenario, allowed_whole_number
-from engine.units import format_count, format_hex_byte
+from engine.units import format_count
 
 EXIT_BAD_INPUT = 2
 EXIT_CANNOT_WRITE = 1
 _FLAGS = {"--json", "--list", "-h", "--help", "--"}      # options that take no value
 _DEFAULTS = Scenario()
-
-
-class _BadUsage(Exception):
-    """argparse could not read the command line; the message is one sentence."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -250,53 +247,6 @@ def run_tokens(args: argparse.Namespace, catalog=None) -> int:
     return 0
 
 
-def _argument_text(text: str) -> str:
-    """TEXT as typed; bytes that are not UTF-8 (Python keeps them as lone surrogates) are named as bytes."""
-    try:
-        data = os.fsencode(text)
-    except UnicodeEncodeError:          # a lone surrogate passed from Python: the engine names it
-        return text
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise _BadUsage(f"TEXT is not UTF-8 text (byte {format_hex_byte(data[error.start])} at offset "
-                        f"{format_count(error.start)}); type it in a UTF-8 terminal or use --file.") from None
-
-
-def _read_text_file(path: str) -> str:
-    """The UTF-8 text of ``path`` ('-': standard input), or one sentence saying why it cannot be read."""
-    from engine.tokens import MAX_TEXT_BYTES
-
-    shown = "standard input" if path == "-" else shorten(repr(path))
-    try:
-        if path == "-":
-            if sys.stdin is None:            # started with standard input closed (<&-)
-                raise _BadUsage("--file -: standard input is closed; give the text as TEXT or --file PATH.")
-            data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
-        else:
-            data = read_regular_file(path, MAX_TEXT_BYTES)
-    except FileNotFoundError:
-        raise _BadUsage(f"--file {shown}: no such file.") from None
-    except IsADirectoryError:
-        raise _BadUsage(f"--file {shown} is a folder; give a text file.") from None
-    except NotRegularFile as error:
-        raise _BadUsage(f"--file {shown} is {error.kind}, not a file; give a text file.") from None
-    except FileTooBig:
-        data = None
-    except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise _BadUsage(f"--file {shown} cannot be read: {reason}.") from None
-    if data is None or len(data) > MAX_TEXT_BYTES:
-        limit = format_count(MAX_TEXT_BYTES)
-        raise _BadUsage(f"--file {shown} holds more than {limit} bytes; "
-                        f"at most {limit} bytes of text can be cut at once.")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise _BadUsage(f"--file {shown} is not UTF-8 text (byte {format_hex_byte(data[error.start])} at offset "
-                        f"{format_count(error.start)}); save it as UTF-8.") from None
-
-
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -306,9 +256,33 @@ def _visible(piece: str) -> str:
     return "".join(_ESCAPES.get(c) or (c if c.isprintable() else repr(c)[1:-1]) for c in piece)
 
 
+# ----------------------------------------------------------------------------- import-model
+
+def add_import_model_command(commands) -> None:
+    p = commands.add_parser("import-model", help="add a model to your catalogue from its Hugging Face config.json",
+                            description="Add a model to your own catalogue from its Hugging Face config.json, "
+                                        "offline; entries already in your catalogue are never rewritten.")
+    p.add_argument("config", nargs="?", metavar="CONFIG.json", help="the model's config.json")
+    p.value_option("--id", "a model id such as my-model", metavar="ID",
+                   help="the id to file it under (default: from the config's name, file or folder)")
+    p.set_defaults(run=run_import_model)
+
+
+def run_import_model(args: argparse.Namespace, catalog=None) -> int:
+    from engine.import_model import import_model
+
+    if args.config is None:
+        raise _BadUsage("Name the config.json to import: python -m engine import-model CONFIG.json [--id ID].")
+    imported = import_model(args.config, model_id=args.id)
+    print(_terminal_text(imported.summary()))
+    for note in imported.notes:
+        print(_terminal_text(f"  {note}"))
+    return 0
+
+
 # ----------------------------------------------------------------------------- entry point
 
-COMMANDS = (add_report_command, add_catalog_command, add_tokens_command)
+COMMANDS = (add_report_command, add_catalog_command, add_tokens_command, add_import_model_command)
 
 
 class _Commands:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.catalog_types import Gpu, Model, Precision
-from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu
+from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu, kv_window_bytes_per_token
 from engine.parameters import ParameterCounts, parameter_counts
 
 
@@ -25,6 +25,7 @@ class Deployment:
     weight_bytes_per_value: float    # the weights' precision
     kv_bytes_per_token: float        # one token of one sequence, all layers, whole group
     kv_share_per_gpu: float          # share of the whole KV cache each GPU keeps and reads
+    kv_window_bytes_per_token: float = 0.0   # the part of kv_bytes_per_token in sliding-window layers
 
     @property
     def weights_bytes(self) -> float:
@@ -38,4 +39,5 @@ def deploy(model: Model, gpu: Gpu, gpus: int, weights: Precision, kv: Precision,
     return Deployment(model=model, counts=parameter_counts(model) if counts is None else counts, gpu=gpu,
                       gpus=gpus, weight_bytes_per_value=weights.bytes_per_value,
                       kv_bytes_per_token=kv_bytes_per_token(model, kv),
-                      kv_share_per_gpu=kv_share_per_gpu(model, gpus))
+                      kv_share_per_gpu=kv_share_per_gpu(model, gpus),
+                      kv_window_bytes_per_token=kv_window_bytes_per_token(model, kv))

@@ -17,6 +17,18 @@ head, copied on ``g / kv_heads`` GPUs, as vLLM does (``max(1, kv_heads // g)``
 heads per GPU). Other counts are refused (``engine.parallel.check_gpu_count``).
 The MLA latent is shared by all heads, so every GPU keeps all of it.
 
+Sliding-window attention (gpt-oss, Mistral 7B v0.1): ``sliding_window_layers``
+of the layers attend to each token itself and at most ``W = sliding_window_tokens``
+tokens before it, so those layers cache and read at most W tokens per sequence
+(a rolling buffer), however long the context grows. ``kv_bytes_per_token`` stays
+what one token writes into every layer (and costs while it is among the last W);
+``kv_window_bytes_per_token`` is the part of it the windowed layers drop once the
+token is older than W. At context c a sequence holds
+``kv_bytes_per_token * c - kv_window_bytes_per_token * max(0, c - W)``:
+gpt-oss-120b at BF16 keeps 36 layers x 2 x 8 x 64 x 2 = 73,728 B for each of its
+last 128 tokens and half that, 36,864 B, for every older one. Attention work
+follows the same rule (``attention_flops_decode``, ``attention_flops_prefill``).
+
 The work functions give the seed's N² versus N argument: without a cache,
 generating token i reprocesses all i tokens so far; with one, only the new token.
 All functions here accept numpy arrays as well as numbers.
@@ -29,6 +41,8 @@ cache 2 * 80 * 64 * 128 * 2 = 2,621,440 B = 2.5 MiB per token instead of 320 KiB
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from engine.catalog_types import Model, Precision
 
@@ -91,21 +105,46 @@ def mha_kv_bytes_per_token(model: Model, kv: Precision) -> float:
     return mha_factors(model, kv).bytes_per_token
 
 
+def _kv_values_per_layer(model: Model) -> int:
+    if model.uses_mla:
+        return model.kv_lora_rank + model.qk_rope_head_dim
+    return 2 * model.kv_heads * model.head_dim
+
+
 def kv_values_per_token(model: Model) -> int:
     """Values cached per token of one sequence, all layers (see the module docstring)."""
-    if model.uses_mla:
-        return model.layers * (model.kv_lora_rank + model.qk_rope_head_dim)
-    return 2 * model.layers * model.kv_heads * model.head_dim
+    return model.layers * _kv_values_per_layer(model)
 
 
 def kv_bytes_per_token(model: Model, kv: Precision) -> float:
-    """Bytes of KV cache one token of one sequence takes, all layers, K and V."""
+    """Bytes of KV cache one token of one sequence takes, all layers, K and V (what it writes)."""
     return kv_values_per_token(model) * kv.bytes_per_value
 
 
+def kv_window_bytes_per_token(model: Model, kv: Precision) -> float:
+    """The part of ``kv_bytes_per_token`` in sliding-window layers, dropped once a token is older than the window."""
+    if not model.has_sliding_window:
+        return 0.0
+    return model.sliding_window_layers * _kv_values_per_layer(model) * kv.bytes_per_value
+
+
+def tokens_past_window(model: Model, context_tokens):
+    """How many of ``context_tokens`` cached tokens the windowed layers no longer hold: max(0, c - W) (numpy-friendly)."""
+    if not model.has_sliding_window:
+        return 0 * context_tokens
+    if np.ndim(context_tokens) == 0:                  # a number stays a Python number
+        return max(context_tokens - model.sliding_window_tokens, 0)
+    return np.maximum(context_tokens - model.sliding_window_tokens, 0)
+
+
 def kv_bytes(model: Model, kv: Precision, batch, context_tokens):
-    """KV cache of ``batch`` sequences of ``context_tokens`` tokens each, in bytes (numpy-friendly)."""
-    return kv_bytes_per_token(model, kv) * batch * context_tokens
+    """KV cache of ``batch`` sequences of ``context_tokens`` tokens each, in bytes (numpy-friendly).
+
+    Windowed layers hold at most their window of each sequence (module docstring).
+    """
+    held = (kv_bytes_per_token(model, kv) * context_tokens
+            - kv_window_bytes_per_token(model, kv) * tokens_past_window(model, context_tokens))
+    return batch * held
 
 
 def kv_share_per_gpu(model: Model, gpus: int) -> float:
@@ -136,6 +175,34 @@ def attention_flops_per_position(model: Model) -> int:
     else:
         qk_dim = v_dim = model.head_dim
     return 2 * model.layers * model.attention_heads * (qk_dim + v_dim)
+
+
+def window_attention_flops_per_position(model: Model) -> float:
+    """The part of ``attention_flops_per_position`` spent in sliding-window layers (0 without a window)."""
+    if not model.has_sliding_window:
+        return 0.0
+    return attention_flops_per_position(model) * model.sliding_window_layers / model.layers
+
+
+def attention_flops_decode(model: Model, context_tokens):
+    """FLOPs one new token spends on attention with ``context_tokens`` tokens cached (numpy-friendly).
+
+    It attends to itself and to every cached token, ``a * (c + 1)``; a windowed layer
+    only to itself and the last W cached tokens.
+    """
+    return (attention_flops_per_position(model) * (context_tokens + 1)
+            - window_attention_flops_per_position(model) * tokens_past_window(model, context_tokens))
+
+
+def attention_flops_prefill(model: Model, prompt_tokens):
+    """FLOPs of causal attention over a prompt of L tokens, one sequence (numpy-friendly).
+
+    Token i (1..L) attends to i positions: ``a * L(L+1)/2``; a windowed layer to at
+    most W + 1, which takes ``(L - W - 1)(L - W)/2`` positions off when L > W + 1.
+    """
+    beyond = tokens_past_window(model, prompt_tokens - 1)
+    return (attention_flops_per_position(model) * prompt_tokens * (prompt_tokens + 1) / 2
+            - window_attention_flops_per_position(model) * beyond * (beyond + 1) / 2)
 
 
 def tokens_processed_without_cache(generated_tokens):

@@ -5,6 +5,9 @@ Per GPU, under tensor parallelism over g GPUs::
     used = weights / g + KV cache * kv_share_per_gpu + allowance
     free = HBM capacity - used            (negative: short by that much)
 
+The KV cache of a sequence grows with its context, except in sliding-window
+layers, which hold at most their window (``kv_bytes_per_sequence``).
+
 The weights are every parameter (MoE: all experts are resident, even though
 each token uses only a few) times the weight precision's bytes per value.
 
@@ -50,7 +53,9 @@ from dataclasses import dataclass
 
 from engine.catalog_types import Model
 from engine.deployment import Deployment
+from engine.kv_cache import tokens_past_window
 from engine.parallel import ACTIVATION_BYTES_PER_VALUE
+from engine.scenario import MAX_CONTEXT_TOKENS
 from engine.units import GiB
 
 RUNTIME_BYTES_PER_GPU = 1 * GiB
@@ -92,6 +97,28 @@ def allowance_bytes_per_gpu(model: Model, gpus: int, batch: int, prompt_tokens: 
     return RUNTIME_BYTES_PER_GPU + activations + logits
 
 
+def kv_bytes_per_sequence(d: Deployment, context_tokens: float) -> float:
+    """KV cache of one sequence at ``context_tokens``, whole group: windowed layers hold at most their window."""
+    return d.kv_bytes_per_token * context_tokens - d.kv_window_bytes_per_token * tokens_past_window(d.model, context_tokens)
+
+
+def longest_context_in(d: Deployment, room_bytes_per_sequence: float) -> int:
+    """The longest context whose KV cache (``kv_bytes_per_sequence``) fits in ``room_bytes_per_sequence``.
+
+    Past a sliding window only the full-attention layers grow; a model whose every
+    layer is windowed (Mistral 7B v0.1) stops growing at the window, so memory sets
+    no limit once the window fits: the answer is then the model's own longest context.
+    """
+    per_token = d.kv_bytes_per_token
+    window = d.model.sliding_window_tokens if d.kv_window_bytes_per_token else 0
+    if not window or room_bytes_per_sequence <= per_token * window:
+        return math.floor(room_bytes_per_sequence / per_token)
+    per_token_past = per_token - d.kv_window_bytes_per_token
+    if per_token_past <= 0:
+        return d.model.max_context_tokens or MAX_CONTEXT_TOKENS
+    return window + math.floor((room_bytes_per_sequence - per_token * window) / per_token_past)
+
+
 @dataclass(frozen=True)
 class MemoryPlan:
     """How one GPU's HBM is shared out in a scenario."""
@@ -122,16 +149,17 @@ def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens:
     context = prompt_tokens + output_tokens
     weights = d.weights_bytes
     weights_per_gpu = weights / gpus
-    kv = d.kv_bytes_per_token * (batch * context if kv_tokens is None else kv_tokens)
+    kv = batch * kv_bytes_per_sequence(d, context)
+    if kv_tokens is not None:       # a lever's held tokens, each at this context's mean bytes (a window's saving kept)
+        kv = kv_tokens * kv / (batch * context) if context > 0 else 0.0
     kv_per_gpu = kv * d.kv_share_per_gpu
     allowance = allowance_bytes_per_gpu(d.model, gpus, batch, prompt_tokens)
     used = weights_per_gpu + kv_per_gpu + allowance
     free = capacity_bytes - used
     room_for_kv = capacity_bytes - weights_per_gpu - allowance
-    kv_per_token_per_gpu = d.kv_bytes_per_token * d.kv_share_per_gpu
     if room_for_kv > 0:
-        max_context = math.floor(room_for_kv / (batch * kv_per_token_per_gpu))
-        max_sequences = math.floor(room_for_kv / (context * kv_per_token_per_gpu))
+        max_context = longest_context_in(d, room_for_kv / (batch * d.kv_share_per_gpu))
+        max_sequences = math.floor(room_for_kv / (kv_bytes_per_sequence(d, context) * d.kv_share_per_gpu))
     else:
         max_context = max_sequences = 0
     return MemoryPlan(

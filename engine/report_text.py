@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from engine.catalog_types import Gpu, Model, Precision
 from engine.levers.text import lever_lines
+from engine.kv_cache import kv_window_bytes_per_token
 from engine.report import Report
 from engine.scenario import Scenario
 from engine.units import (
@@ -44,7 +45,8 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
                          f"{f' / {gpus} GPUs' if sc.gpus > 1 else ''})"),
         _line("KV cache", f"{format_bytes(r.kv_bytes_per_gpu)}   "
                           f"({format_bytes(r.kv_bytes_per_token, binary=True)} per token × "
-                          f"{_plural(context, 'token', 'tokens')} × {_plural(sc.batch, 'sequence', 'sequences')})"),
+                          f"{_plural(context, 'token', 'tokens')} × {_plural(sc.batch, 'sequence', 'sequences')}"
+                          f"{_window_text(model, kv)})"),
         _line("runtime allowance", format_bytes(r.overhead_bytes_per_gpu)),
         *_fit_lines(sc, r, context),
         "",
@@ -103,3 +105,11 @@ def _fit_lines(sc: Scenario, r: Report, context: int) -> list[str]:
     if r.max_sequences > 0:
         lines.append(_line("most sequences", f"{format_count(r.max_sequences)} of {_plural(context, 'token', 'tokens')}"))
     return lines
+
+
+def _window_text(model: Model, kv: Precision) -> str:
+    """", 24 KiB of it kept for the last 128 only": the part a sliding window drops from older tokens."""
+    if not model.has_sliding_window:
+        return ""
+    return (f", {format_bytes(kv_window_bytes_per_token(model, kv), binary=True)} of it kept for the last "
+            f"{format_count(model.sliding_window_tokens)} only")

@@ -16,8 +16,9 @@ the step that would come next (at context ``prompt``), so prices stay defined.
 
 A step's compute and memory times are both linear in c, so its time (the
 larger of the two, or their sum, plus constants; ``engine.efficiency``) is
-piecewise linear with at most one kink where they cross. The sum over the
-whole output is therefore taken in closed form, exactly, in constant time;
+piecewise linear with at most one kink where they cross (and one more where a
+sliding window stops growing). The sum over the whole output is therefore
+taken in closed form, exactly, in constant time;
 ``engine.sweep`` evaluates the same steps with numpy for plots and checks.
 """
 from __future__ import annotations
@@ -114,15 +115,25 @@ def sum_of_max_of_two_lines(a0: float, a1: float, b0: float, b1: float, first: i
 
 
 def decode_seconds_sum(step: DecodeStepWork, machine: Machine, first_context: int, steps: int) -> float:
-    """Total time of ``steps`` decode steps at contexts ``first_context`` .. ``first_context + steps - 1``."""
+    """Total time of ``steps`` decode steps at contexts ``first_context`` .. ``first_context + steps - 1``.
+
+    A sliding window bends the step's lines once, at the window (``DecodeStepWork.pieces``):
+    each side is summed in closed form.
+    """
     if steps <= 0:
         return 0.0
+    last = first_context + steps - 1
+    return sum(_line_seconds_sum(line, machine, first, end) for line, first, end in step.pieces(first_context, last))
+
+
+def _line_seconds_sum(step: DecodeStepWork, machine: Machine, first_context: int, last: int) -> float:
+    """``decode_seconds_sum`` of a step without a window, over contexts ``first_context .. last``."""
+    steps = last - first_context + 1
     eff = machine.efficiency
     a0 = machine.compute_seconds(step.flops_fixed, step.expert_flops)
     a1 = machine.compute_seconds(step.flops_per_context_token)
     b0 = machine.memory_seconds(step.bytes_per_gpu_fixed)
     b1 = machine.memory_seconds(step.bytes_per_gpu_per_context_token)
-    last = first_context + steps - 1
     # max + (1 - overlap) * min  ==  overlap * max + (1 - overlap) * (compute + memory)
     larger = sum_of_max_of_two_lines(a0, a1, b0, b1, first_context, last)
     both = _sum_of_line(a0 + b0, a1 + b1, first_context, last)

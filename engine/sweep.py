@@ -6,10 +6,13 @@ at once: a 1..131072-token sweep is a handful of array operations, no Python loo
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from engine.compute import Setup, decode_step_of, memory_of, setup_of
 from engine.errors import InputError
+from engine.kv_cache import kv_bytes
 from engine.passes import DecodeStepWork
 from engine.request import Machine
 from engine.scenario import MAX_CONTEXT_TOKENS, Scenario
@@ -46,6 +49,10 @@ def decode_step_seconds(step: DecodeStepWork, machine: Machine, contexts: np.nda
     Compute and memory time are both linear in the context, so their coefficients are
     taken once as numbers and the arrays see only a handful of operations.
     """
+    if step.window_tokens:                       # a sliding window: one line up to it, another past it
+        return np.where(contexts > step.window_tokens,
+                        decode_step_seconds(step.past_window(), machine, contexts),
+                        decode_step_seconds(replace(step, window_tokens=0), machine, contexts))
     eff = machine.efficiency
     a0 = machine.compute_seconds(step.flops_fixed, step.expert_flops)
     a1 = machine.compute_seconds(step.flops_per_context_token)
@@ -75,14 +82,14 @@ def decode_step_seconds_for_contexts(scenario: Scenario, contexts: np.ndarray, c
 def kv_bytes_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog=None) -> np.ndarray:
     """KV cache of ``scenario``'s batch at each context length, all sequences, in bytes."""
     s = setup_for(scenario, catalog)
-    return s.kv_bytes_per_token * s.scenario.batch * checked_contexts(contexts)
+    return kv_bytes(s.model, s.kv, s.scenario.batch, checked_contexts(contexts))
 
 
 def free_bytes_per_gpu_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog=None) -> np.ndarray:
     """HBM left on each GPU at each context length (negative: short by that much); allowance as in the report."""
     s = setup_for(scenario, catalog)
     plan = memory_of(s)
-    kv_per_gpu = s.kv_bytes_per_token * s.kv_share_per_gpu * s.scenario.batch * checked_contexts(contexts)
+    kv_per_gpu = kv_bytes(s.model, s.kv, s.scenario.batch, checked_contexts(contexts)) * s.kv_share_per_gpu
     return plan.capacity_bytes_per_gpu - plan.weights_bytes_per_gpu - plan.allowance_bytes_per_gpu - kv_per_gpu
 
 
@@ -91,5 +98,5 @@ def max_sequences_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog
     s = setup_for(scenario, catalog)
     plan = memory_of(s)
     room = plan.capacity_bytes_per_gpu - plan.weights_bytes_per_gpu - plan.allowance_bytes_per_gpu
-    per_sequence = s.kv_bytes_per_token * s.kv_share_per_gpu * np.maximum(checked_contexts(contexts), 1.0)
+    per_sequence = kv_bytes(s.model, s.kv, 1, np.maximum(checked_contexts(contexts), 1.0)) * s.kv_share_per_gpu
     return np.floor(np.maximum(room, 0.0) / per_sequence).astype(np.int64)

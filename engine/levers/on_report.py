@@ -40,11 +40,18 @@ def draft_bytes_per_gpu(s) -> tuple[float, float]:
     return s.draft.weights_bytes / s.draft.gpus, s.draft.kv_bytes_per_token * s.draft.kv_share_per_gpu
 
 
+def mean_kv_bytes_per_token(s) -> float:
+    """KV bytes per held token at the scenario's context: less than ``kv_bytes_per_token`` past a sliding window."""
+    from engine.memory import kv_bytes_per_sequence
+    context = s.scenario.prompt_tokens + s.scenario.output_tokens
+    return kv_bytes_per_sequence(s.deployment, context) / context if context > 0 else s.kv_bytes_per_token
+
+
 def max_batch_of(s, room: float) -> int:
     """The most sequences of ``s``'s length that fit in ``room`` (HBM less weights and allowance) beside
     the draft model (``engine.levers.kv_allocation.max_batch``)."""
     draft_weights, draft_kv_per_token = draft_bytes_per_gpu(s)
-    return max_batch(room - draft_weights, s.kv_bytes_per_token * s.kv_share_per_gpu, s.scenario,
+    return max_batch(room - draft_weights, mean_kv_bytes_per_token(s) * s.kv_share_per_gpu, s.scenario,
                      s.model, draft_kv_per_token)
 
 

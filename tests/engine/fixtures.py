@@ -2,8 +2,9 @@
 
 Tests use the catalogue the app ships (``resources/catalog/``), read without the
 user's own file so that a person's additions cannot change a test. The names
-below are shortcuts into it. Only ``TINY_TIED`` is made by hand: no catalogue
-model ties its embeddings, and that branch of the parameter count needs a test.
+below are shortcuts into it. Only ``TINY_TIED`` is made by hand: a model small
+enough that its exact count can be written out, for the tied-embeddings branch of
+the parameter count (Qwen3 0.6B to 4B and Llama 3.2 tie theirs too).
 """
 from __future__ import annotations
 

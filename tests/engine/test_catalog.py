@@ -17,7 +17,13 @@ ROOT = Path(__file__).resolve().parents[2]
 GPU_IDS = ["h800", "h100-sxm", "h100-pcie", "h200", "h20", "a100-40gb", "a100-80gb", "a800", "b200",
            "l40s", "rtx-4090", "mi300x", "ascend-910b"]
 MODEL_IDS = ["llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
-             "qwen2.5-7b", "qwen2.5-72b", "qwen3-32b", "mixtral-8x7b", "deepseek-v3"]
+             "qwen2.5-7b", "qwen2.5-72b", "qwen3-32b", "mixtral-8x7b", "deepseek-v3",
+             "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-30b-a3b", "qwen3-235b-a22b",
+             "llama-3.2-1b", "llama-3.2-3b", "llama-3.3-70b", "deepseek-r1", "kimi-k2", "glm-4.5", "glm-4.5-air",
+             "gpt-oss-120b", "gpt-oss-20b", "mistral-7b", "mistral-7b-v0.3", "mixtral-8x22b"]
+MOE_IDS = {"mixtral-8x7b", "mixtral-8x22b", "deepseek-v3", "deepseek-r1", "kimi-k2", "qwen3-30b-a3b",
+           "qwen3-235b-a22b", "glm-4.5", "glm-4.5-air", "gpt-oss-120b", "gpt-oss-20b"}
+MLA_IDS = {"deepseek-v3", "deepseek-r1", "kimi-k2"}
 PRECISION_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 
 
@@ -147,8 +153,8 @@ def test_model_shapes_are_consistent(catalog):
     assert (deepseek.qk_nope_head_dim, deepseek.qk_rope_head_dim, deepseek.v_head_dim) == (128, 64, 128)
     assert deepseek.published_active_parameters == 37e9
     for model in catalog.models.values():
-        if model.id not in ("mixtral-8x7b", "deepseek-v3"):
-            assert not model.is_moe and not model.uses_mla, model.id
+        assert model.is_moe == (model.id in MOE_IDS), model.id
+        assert model.uses_mla == (model.id in MLA_IDS), model.id
 
 
 def test_lookups_ignore_case_and_spelling_of_separators(catalog):

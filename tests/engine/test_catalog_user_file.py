@@ -8,6 +8,7 @@ import pytest
 
 from engine import config_dir as config_dir_module
 from engine.catalog import default_catalog, load_catalog, user_catalog_path
+from engine.errors import InputError
 
 GOOD_GPU = """
 [gpus.mygpu]
@@ -142,7 +143,8 @@ def test_an_unparseable_file_gives_one_warning_and_the_builtins_load(tmp_path):
     [warning] = catalog.warnings
     assert warning.startswith(f"{path}: this file cannot be used")
     assert "ignored" in warning
-    assert len(catalog.gpus) == 13 and len(catalog.models) == 11
+    builtin = load_catalog()
+    assert (catalog.gpus, catalog.models) == (builtin.gpus, builtin.models)
 
 
 def test_a_file_that_is_not_utf8_or_not_a_file_gives_one_warning(tmp_path):
@@ -251,3 +253,41 @@ flops = { fp16 = 1e14 }
     assert "'ring'" in text and "interconnect_topology" in text
     assert "'extra'" in text
     assert "h800" in catalog.gpus
+
+
+def test_a_malformed_gpu_names_every_missing_or_bad_field_at_once(tmp_path):
+    text = (GOOD_GPU.replace("interconnect_bytes_per_second = 128e9\n", "").replace("pcie_bytes_per_second = 128e9\n", "")
+            .replace('vendor = "Me"\n', "").replace("fp8 = 400e12", "fp8 = -1")
+            .replace("memory_bytes = 32e9", "memroy_bytes = 32e9"))
+    path = write(tmp_path, text + GOOD_MODEL)
+    catalog = load_catalog(user_file=path)
+    [warning] = catalog.warnings
+    problems = warning.removeprefix(f"{path}: GPU 'mygpu': ").removesuffix("; entry skipped.").split("; field ")
+    named = [problem.removeprefix("field ").split(" ")[0] for problem in problems]
+    assert named == ["memroy_bytes", "memory_bytes", "interconnect_bytes_per_second", "pcie_bytes_per_second",
+                     "vendor", "flops.fp8"]
+    assert "tiny" in catalog.models and "mygpu" not in catalog.gpus
+    with pytest.raises(InputError) as caught:          # looking it up says why, as far as a line holds
+        catalog.gpu("mygpu")
+    assert str(caught.value).startswith(f"GPU 'mygpu' in {path} was skipped: field memroy_bytes is not a "
+                                        "catalogue field (did you mean memory_bytes?); field memory_bytes is missing")
+
+
+def test_a_bad_field_does_not_invent_a_second_problem_between_fields(tmp_path):
+    text = GOOD_MODEL.replace("attention_heads = 4", "attention_heads = 0").replace("kv_heads = 2", "kv_heads = 3")
+    text = text.replace("layers = 2\n", "") + "experts = 4\nexperts_per_token = 2\nexpert_intermediate_size = 64\n"
+    [warning] = load_catalog(user_file=write(tmp_path, text)).warnings
+    assert "field layers is missing" in warning and "field attention_heads must be a positive whole number" in warning
+    assert "must divide" not in warning and "dense_layers" not in warning      # rules on bad fields are not judged
+
+
+def test_ids_are_found_whichever_way_an_accent_was_typed(tmp_path):
+    composed, decomposed = "mod\u00e8le", "mode\u0300le"          # "modèle": one code point, or e + combining accent
+    path = write(tmp_path, GOOD_MODEL.replace("[models.tiny]", f'[models."{decomposed}"]'))
+    catalog = load_catalog(user_file=path)
+    assert catalog.model(composed) is catalog.model(decomposed) is catalog.model(composed.upper())
+    assert list(catalog.models)[-1] == composed                   # stored in the composed (NFC) form
+    doubled = write(tmp_path, GOOD_MODEL.replace("[models.tiny]", f'[models."{decomposed}"]')
+                    + GOOD_MODEL.replace("[models.tiny]", f'[models."{composed}"]'), name="twice.toml")
+    [warning] = load_catalog(user_file=doubled).warnings
+    assert "defined above" in warning                              # the two spellings are one id

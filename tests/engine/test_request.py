@@ -26,7 +26,8 @@ def test_closed_form_sum_of_max_equals_the_loop(a0, a1, b0, b1, first, count):
 
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(["ideal", "realistic"]), st.integers(1, 512), st.integers(1, 29_000),
-       st.integers(1, 3000), st.sampled_from(["llama-3.1-8b", "mixtral-8x7b", "deepseek-v3"]))
+       st.integers(1, 3000), st.sampled_from(["llama-3.1-8b", "mixtral-8x7b", "deepseek-v3",
+                                               "gpt-oss-120b", "mistral-7b"]))
 def test_decode_total_equals_the_sum_of_each_step(mode, batch, prompt, output, model):
     s = setup(*resolve(Scenario(gpu="h800", model=model, weights="fp8", batch=batch, prompt_tokens=prompt,
                                 output_tokens=output, mode=mode), fx.CATALOG))
