@@ -224,6 +224,15 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+def _drop_unusable_scale_factors(language) -> None:
+    """A scale factor Qt cannot draw with (0 hangs, a negative one breaks every paint) is left out, said once."""
+    from desktop.platform_check import SCALE_FACTOR_RANGE, unusable_scale_factors
+    for name, value in unusable_scale_factors(os.environ):
+        del os.environ[name]
+        print(language.text("app.startup.bad_scale", name=name, value=shown_argument(value),
+                            low=f"{SCALE_FACTOR_RANGE[0]:g}", high=f"{SCALE_FACTOR_RANGE[1]:g}"), file=sys.stderr)
+
+
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     for stream in (sys.stdout, sys.stderr):   # a path typed in another encoding prints, never raises
@@ -235,6 +244,7 @@ def _main(argv: list[str] | None) -> int:
     except BadCommandLine as refusal:
         print(refusal, file=sys.stderr)
         return EXIT_BAD_INPUT
+    _drop_unusable_scale_factors(language)
     if args.export is not None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         from PySide6.QtCore import QSize

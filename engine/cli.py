@@ -224,6 +224,11 @@ def run_tokens(args: argparse.Namespace, catalog=None) -> int:
 
     catalog_with_warnings(catalog)
     if args.list:
+        given = [name for name, value in (("--tokenizer", args.tokenizer), ("--file", args.file), ("TEXT", args.text))
+                 if value is not None]
+        if given:
+            raise _BadUsage(f"--list lists the tokenizers and takes no {' or '.join(given)}; leave out --list to "
+                            f"cut a text.")
         if args.json:
             print(json.dumps(tokenizers_as_json(), indent=2, ensure_ascii=False))
         else:
@@ -313,6 +318,14 @@ def main(argv: list[str] | None = None, catalog=None) -> int:
     1 with one sentence when standard output cannot be written (a full disk)."""
     parser, commands = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    for stream in (sys.stdout, sys.stderr):   # a terminal that is not UTF-8 (a pipe on Chinese Windows) gets escapes
+        if stream is not None and getattr(stream, "errors", None) == "strict":
+            stream.reconfigure(errors="backslashreplace")
+    if sys.stdout is None:                    # ``>&-``: nowhere to write the answer; say so rather than exit 0
+        if sys.stderr is not None:
+            print("Standard output is closed, so the answer cannot be written; run the command with its output "
+                  "open (a terminal, a file or a pipe).", file=sys.stderr)
+        return EXIT_CANNOT_WRITE
     try:
         if argv[:1] in (["-h"], ["--help"]):
             parser.print_help()

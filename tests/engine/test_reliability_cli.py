@@ -125,3 +125,26 @@ def test_a_user_catalogue_name_cannot_carry_escape_sequences_to_the_terminal(tmp
         assert main(argv, catalog) == 0
         out = capsys.readouterr().out
         assert "\x1b" not in out and "\u202e" not in out and "Edge\\x1b[2J\\u202e" in out
+
+
+def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_traceback():
+    """Any redirect or pipe on Chinese Windows: Python writes in the terminal's code page (GBK here)."""
+    done = subprocess.run([sys.executable, "-m", "engine", "tokens", "--tokenizer", "qwen2.5", "推理😀"], cwd=ROOT,
+                          capture_output=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "cp936"})
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    out = done.stdout.decode("cp936")
+    assert "推理" in out or "tokens" in out and "\\U0001f600" in out
+
+
+@pytest.mark.skipif(os.name == "nt", reason="closing a descriptor from the shell is POSIX")
+def test_standard_output_closed_is_one_sentence_and_a_failure():
+    done = subprocess.run(f"{sys.executable} -m engine report >&-", shell=True, cwd=ROOT, capture_output=False,
+                          stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "output" in done.stderr.lower()
+
+
+@pytest.mark.parametrize("extra", [["--tokenizer", "gpt2"], ["--file", "-"], ["some text"]])
+def test_tokens_list_refuses_what_it_would_ignore(extra):
+    done = _run("tokens", "--list", *extra)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
