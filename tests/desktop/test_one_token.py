@@ -103,6 +103,22 @@ def test_the_rest_of_the_answer_plays_by_itself_and_ends_on_the_end_marker(make_
     assert scene.stepper.state.tiles[-1].role == "end"
 
 
+def test_on_the_scene_clock_the_rest_plays_to_the_end_marker_and_the_clock_then_rests(make_scene, qtbot):
+    scene = make_scene()
+    scene.show()                                        # the clock runs while the scene is shown
+    qtbot.waitExposed(scene)
+    scene.set_speed(4.0)
+    qtbot.waitUntil(lambda: not scene.clock.ticking, timeout=3000)     # a still slide: no ticks
+    with qtbot.waitSignal(scene.playing_changed, timeout=2000) as started:
+        scene.go_to_build(BUILDS.index("rest"))
+    assert started.args == [True] and scene.clock.ticking
+    with qtbot.waitSignal(scene.playing_changed, timeout=10000) as stopped:
+        pass
+    assert stopped.args == [False] and passes_shown(scene) == scene.cut.passes
+    qtbot.waitUntil(lambda: not scene.clock.ticking, timeout=3000)     # the end marker's pass done: it rests
+    assert scene.stepper.progress == 1.0 and scene.build_index == BUILDS.index("rest")
+
+
 def test_the_rest_shown_still_shows_its_end(make_scene):
     scene = make_scene()
     scene.go_to_build(BUILDS.index("rest"), animate=False)

@@ -55,6 +55,7 @@ PASS_SECONDS = 0.6              # one pass on screen: the belt runs, the token f
 PASS_SHARE_OF_STEP = 0.8        # at high speed a pass's animation takes at most this share of a step
 BARS_AT_PROGRESS = 0.5          # of a pass: the token has left the model; its K and V are in the cache
 WHOLE_TOLERANCE = 1e-9          # a pass stopped at n + pass_share is whole, whatever the float rounding of n + share
+SINGLE_PASS_BUILDS = {"prompt": 0, "prefill": 1}     # and "step_n": pass n
 PHASES = ("loading", "prompt", "prefill", "step", "rest", *MISCONCEPTIONS)
 
 
@@ -153,7 +154,7 @@ class OneTokenStory(Story):
             return None
         if name == "rest":
             return min(SINGLE_PASSES, len(cut.answer)) + 1, cut.passes
-        passes = {"prompt": 0, "prefill": 1}.get(name) if not name.startswith("step_") else int(name[5:])
+        passes = SINGLE_PASS_BUILDS[name] if name in SINGLE_PASS_BUILDS else int(name.removeprefix("step_"))
         return passes, passes
 
     def passes_at(self, position: float | None = None) -> int:
