@@ -228,9 +228,11 @@ def _drop_unusable_scale_factors(language) -> None:
     """A scale factor Qt cannot draw with (0 hangs, a negative one breaks every paint) is left out, said once."""
     from desktop.platform_check import SCALE_FACTOR_RANGE, unusable_scale_factors
     for name, value in unusable_scale_factors(os.environ):
+        from engine.units import format_number        # only when there is something to say: start-up pays nothing
         del os.environ[name]
-        print(language.text("app.startup.bad_scale", name=name, value=shown_argument(value),
-                            low=f"{SCALE_FACTOR_RANGE[0]:g}", high=f"{SCALE_FACTOR_RANGE[1]:g}"), file=sys.stderr)
+        low, high = (format_number(limit) for limit in SCALE_FACTOR_RANGE)
+        print(language.text("app.startup.bad_scale", name=name, value=shown_argument(value), low=low, high=high),
+              file=sys.stderr)
 
 
 def _main(argv: list[str] | None) -> int:

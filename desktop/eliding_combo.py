@@ -8,6 +8,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
+COMBO_MIN_CHARACTERS = 10     # a drop-down in the side panel shows at least this much of its choice
+
 
 class ElidingComboBox(QComboBox):
     def __init__(self, parent: QWidget | None = None):

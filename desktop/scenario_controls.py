@@ -24,7 +24,7 @@ from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
 
-from desktop.eliding_combo import ElidingComboBox
+from desktop.eliding_combo import COMBO_MIN_CHARACTERS, ElidingComboBox
 from desktop.i18n import Language
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
@@ -45,7 +45,6 @@ COUNT_RANGES = {
     "output_tokens": (1, 1_048_576),
 }
 PRICE_RANGE_USD = (0.01, 1000.0)
-COMBO_MIN_CHARACTERS = 10     # a drop-down in the side panel shows at least this much of its choice
 
 
 class GpuCountBox(QSpinBox):

@@ -182,9 +182,13 @@ class Scene(QWidget):
         self.clock.set_seconds(0.0)
         self.go_to_build(0, animate=False)
 
+    def ensure_ready(self) -> None:
+        """Whatever the scene prepares in the background (a vocabulary, counts), now, on this thread: for a still
+        picture, or a click that cannot wait. The default has nothing to prepare."""
+
     def prepare_for_export(self) -> None:
-        """Show the last build with every motion finished, for a still picture; load synchronously whatever
-        the notes quote (a scene with slow work overrides this and calls it)."""
+        """Show the last build with every motion finished, for a still picture, with what the notes quote loaded."""
+        self.ensure_ready()
         self.go_to_build(self.build_count - 1, animate=False)
         self.clock.set_seconds(self.clock.seconds() + 1.0)
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 SCENES = (
     "model_memory",
+    "one_token",
     "prefill_decode",
     "kv_cache",
     "summary",

@@ -35,6 +35,7 @@ def _presenting(cls, code: str, size: QSize, theme_id: str = "light"):
     frame.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
     language = Language(code)
     scene = create_scene(cls, SceneKit(language, ScenarioStore(), theme))
+    scene.ensure_ready()                   # every build, as a presenter who waited for the vocabulary sees it
     frame.stage.addWidget(scene)
     frame.set_presenting_height(size.height())
     frame.resize(size)

@@ -71,6 +71,7 @@ def test_any_scenario_the_engine_accepts_renders_in_every_build(qtbot, cls, scen
     scene = create_scene(cls, SceneKit(Language("en"), store, THEMES["light"]))
     qtbot.addWidget(scene)
     scene.resize(960, 540)
+    scene.ensure_ready()                   # every build of the loaded scene, not only its "loading" one
     for index in range(scene.build_count):
         scene.go_to_build(index)
         scene.clock.set_seconds(scene.clock.seconds() + 0.1)
@@ -84,6 +85,7 @@ def test_every_phase_has_a_caption_and_notes(qtbot, cls, code):
     language = Language(code)
     scene = create_scene(cls, SceneKit(language, ScenarioStore(), THEMES["light"]))
     qtbot.addWidget(scene)
+    scene.ensure_ready()
     keys = set(language.keys())
     for index in range(scene.build_count):
         scene.go_to_build(index, animate=False)

@@ -1,9 +1,9 @@
-"""Scene 3's own controls: the tokenizer, play/pause, step, reset and the playback speed.
+"""The own controls of "one token at a time": the tokenizer, play/pause, step, reset and the playback speed.
 
 A column for the side panel, as narrow as the panel's other controls (drop-downs
 end a long choice with "…"; Play sits above Step and Reset). The widgets only
-show values and report choices; the scene (``desktop.scenes.one_token``) does
-the work and calls ``show_values`` after every change, so nothing loops.
+show values and report choices; the view (``view.py``) does the work and calls
+``show_values`` after every change, so nothing loops.
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Callable
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop.eliding_combo import ElidingComboBox
-from desktop.scenario_controls import COMBO_MIN_CHARACTERS
+from desktop.eliding_combo import COMBO_MIN_CHARACTERS, ElidingComboBox
+from desktop.kit.signals import signals_blocked
 from engine.tokens import list_tokenizers
 from engine.units import format_seconds
 
@@ -70,11 +70,8 @@ class OneTokenControls(QWidget):
     def show_values(self, tokenizer: str, speed: float, loading: bool, playing: bool,
                     text: Callable[..., str]) -> None:
         """Show the scene's values without the controls reporting them back."""
-        for widget in (self.tokenizer_box, self.speed_box):
-            widget.blockSignals(True)
-        self.tokenizer_box.setCurrentIndex(max(0, self.tokenizer_box.findData(tokenizer)))
-        self.speed_box.setCurrentIndex(max(0, self.speed_box.findData(speed)))
-        for widget in (self.tokenizer_box, self.speed_box):
-            widget.blockSignals(False)
+        with signals_blocked(self.tokenizer_box, self.speed_box):
+            self.tokenizer_box.setCurrentIndex(max(0, self.tokenizer_box.findData(tokenizer)))
+            self.speed_box.setCurrentIndex(max(0, self.speed_box.findData(speed)))
         self.loading_label.setVisible(loading)
         self.play_button.setText(text("control.pause" if playing else "control.play"))

@@ -1,24 +1,16 @@
-"""Scene 3's model, "one token at a time" (seed 1.3): the request cut into tokens, one model pass per build.
+"""What "one token at a time" draws for a number of model passes: the cut, the stepper, the bar, the values.
 
-Qt-free. In: the prompt and answer texts, a tokenizer id, the engine's report
-for this very request (``request_changes``: batch 1, the prompt's tokens, the
-answer's tokens plus the end marker), the report for the context so far (for
-the KV cache), the build index and the playback speed. Out: the decode
-stepper's state, the memory bar's state, caption and note values.
+Qt-free. In: the prompt and answer texts as a tokenizer cut them
+(``CutRequest``), the engine's report for this very request
+(``request_changes``: batch 1, the prompt's tokens, the answer's tokens plus
+the end marker), the report for the request stopped after the passes done (the
+"step report": the counters and the KV cache so far), the passes done and the
+playback speed. Out: the decode stepper's state, the memory bar's state,
+caption and note values, and where the two widgets go on the stage. Which
+build shows how many passes is the story's (``story.py``).
 
-The builds: ``prompt`` (nothing computed yet), ``prefill`` (pass 1: the whole
-prompt in at once, the first token out), ``step_2`` .. ``step_A`` (phase ``step``,
-passes 2..A: the newest token in, the next one out), ``end`` (pass A+1: the
-end marker), then the seed's three misconceptions, each shown on the stage:
-``why_decode`` (prefill gave one token; each further one needs the one before),
-``no_plan`` (a pass sees only the tokens so far; the rest exists nowhere yet),
-``same_computation`` (prefill and decode: the same model, the same weights read,
-one token out). The builds up to ``end`` are indexed by the number of passes
-done: after n passes exactly n answer tokens are shown (n = A+1: all of them
-and the end marker).
-
-Counters after n passes are the engine's report for the request stopped after
-them (``request_changes(cut, n)``, the "step report"): GPU time = its
+After n passes exactly n answer tokens are shown (n = A+1: all of them and the
+end marker). Counters after n passes are the step report's: GPU time = its
 ``total_seconds`` (after the end marker: the whole request's), bytes read = its
 prefill's bytes + its (n-1) decode steps' (the per-token mean times the steps:
 a step's bytes grow linearly with the context, so that is their sum). At batch
@@ -42,9 +34,10 @@ Text = Callable[..., str]          # text(key, **values) -> the scene's text in 
 
 MISCONCEPTIONS = ("why_decode", "no_plan", "same_computation")
 FALLBACK_TOKENIZER = "qwen2.5"
-SPEEDS_TOKENS_PER_SECOND = (0.5, 1.0, 2.0, 4.0)
-DEFAULT_SPEED = 1.0
-NO_PLAN_ANSWER_TOKENS = 3          # the no_plan build shows the model after this many answer tokens (or fewer)
+BARS_SHARE = 0.27               # of the stage's width: the memory bar beside the stepper
+BARS_MIN_PX = 270
+NARROW_STAGE_PX = 900
+NARROW_BARS_SHARE = 0.3          # a narrow stage: room for the bar and its labels at the floor
 
 
 @dataclass(frozen=True)
@@ -53,11 +46,18 @@ class CutRequest:
     tokenizer: str
     prompt: tuple[TokenPiece, ...]
     answer: tuple[TokenPiece, ...]
+    prompt_text: str = ""
+    answer_text: str = ""
 
     @property
     def passes(self) -> int:
         """Model passes for the whole answer: one per answer token, one for the end marker."""
         return len(self.answer) + 1
+
+    @property
+    def source(self) -> tuple[str, str, str]:
+        """(tokenizer, prompt text, answer text): what was cut, to tell whether a cut is still the one wanted."""
+        return self.tokenizer, self.prompt_text, self.answer_text
 
 
 def default_tokenizer(model_id: str) -> str:
@@ -68,7 +68,8 @@ def default_tokenizer(model_id: str) -> str:
 
 def cut_request(tokenizer: str, prompt_text: str, answer_text: str) -> CutRequest:
     """Both texts cut by ``tokenizer`` (the first use of a vocabulary loads it: call from a worker)."""
-    return CutRequest(tokenizer, token_pieces(tokenizer, prompt_text), token_pieces(tokenizer, answer_text))
+    return CutRequest(tokenizer, token_pieces(tokenizer, prompt_text), token_pieces(tokenizer, answer_text),
+                      prompt_text, answer_text)
 
 
 def request_changes(cut: CutRequest, passes: int | None = None) -> dict:
@@ -77,27 +78,14 @@ def request_changes(cut: CutRequest, passes: int | None = None) -> dict:
             "output_tokens": max(1, cut.passes if passes is None else passes)}
 
 
-def build_names(cut: CutRequest) -> tuple[str, ...]:
-    """One name per build, each its own ("step_2" ... "step_A": pass n), so a build can be named."""
-    return ("prompt", "prefill", *(f"step_{n}" for n in range(2, len(cut.answer) + 1)), "end", *MISCONCEPTIONS)
-
-
-def phase_of(name: str) -> str:
-    """The phase (caption and notes) of a build: every decode step shares the "step" texts."""
-    return "step" if name.startswith("step_") else name
-
-
-def passes_at(cut: CutRequest, build: int) -> int:
-    """Model passes done at ``build`` (the misconceptions show the pass they talk about)."""
-    names = build_names(cut)
-    name = names[max(0, min(build, len(names) - 1))]
-    if name == "why_decode":
-        return 1
-    if name == "no_plan":
-        return min(NO_PLAN_ANSWER_TOKENS, len(cut.answer))
-    if name == "same_computation":
-        return cut.passes
-    return build
+def stage_rects(width: int, height: int) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """Where the stepper and the memory bar go on a stage of ``width`` x ``height`` (x, y, width, height each).
+    The bar's labels need ``BARS_MIN_PX``; on a narrow stage the stepper keeps the room (its counters say the
+    KV cache's size too)."""
+    bars_width = round(width * BARS_SHARE)
+    if bars_width < BARS_MIN_PX:
+        bars_width = BARS_MIN_PX if width >= NARROW_STAGE_PX else round(width * NARROW_BARS_SHARE)
+    return (0, 0, width - bars_width, height), (width - bars_width, 0, bars_width, height)
 
 
 def bytes_read(step_report, passes: int) -> float:
@@ -155,12 +143,11 @@ def counters(cut: CutRequest, step_report, passes: int, tokens_per_second: float
     )
 
 
-def stepper_state(cut: CutRequest, report, build: int, tokens_per_second: float, step_report,
+def stepper_state(cut: CutRequest, report, name: str, passes: int, tokens_per_second: float, step_report,
                   model_name: str, text: Text) -> DecodeStepperState:
-    """The stepper at ``build``; ``step_report``: the engine's report for the request stopped after the passes
-    done (``request_changes(cut, passes)``; None before the first): the counters and the KV cache so far."""
-    name = build_names(cut)[build]
-    passes = passes_at(cut, build)
+    """The stepper of build ``name`` after ``passes`` passes; ``step_report``: the engine's report for the request
+    stopped after them (``request_changes(cut, passes)``; None before the first): the counters and the KV cache
+    so far."""
     if name == "same_computation":
         return compare_state(cut, report, model_name, text)
     tiles = context_tiles(cut, passes, text, show_future=name in ("why_decode", "no_plan"))
@@ -186,10 +173,9 @@ def stepper_state(cut: CutRequest, report, build: int, tokens_per_second: float,
         counters=counters(cut, step_report, passes, tokens_per_second, text), labels=labels)
 
 
-def loading_state(prompt_text: str, text: Text) -> DecodeStepperState:
-    """While the vocabulary loads: the question as one uncut piece of text, and what is happening."""
-    return DecodeStepperState(tiles=(TokenTile((TilePart(prompt_text),), "future"),),
-                              labels={"context": text("control.loading")})
+def uncut_state(prompt_text: str, label: str) -> DecodeStepperState:
+    """The question as one uncut piece of text under ``label`` (what is happening: the vocabulary loading)."""
+    return DecodeStepperState(tiles=(TokenTile((TilePart(prompt_text),), "future"),), labels={"context": label})
 
 
 def _quoted(tile: TokenTile, text: Text) -> TokenTile:
@@ -233,11 +219,10 @@ def memory_state(step_report, report, text: Text) -> MemoryBarsState:
                              scale_bytes=max(report.hbm_bytes_per_gpu, report.used_bytes_per_gpu))
 
 
-def caption_values(cut: CutRequest, report, build: int, tokens_per_second: float, model_name: str,
+def caption_values(cut: CutRequest, report, passes: int, tokens_per_second: float, model_name: str,
                    step_report) -> dict[str, str]:
-    """The numbers and tokens the captions and notes of ``build`` use, formatted (``step_report``: as for
-    ``stepper_state``)."""
-    passes = passes_at(cut, build)
+    """The numbers and tokens the captions and notes use after ``passes`` passes, formatted (``step_report``: as
+    for ``stepper_state``)."""
     pieces = cut.answer
     latest = pieces[min(passes, len(pieces)) - 1].label if passes >= 1 else ""
     prefill, decode = report.prefill, report.decode
