@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 import re
 
-from PySide6.QtCore import QEvent, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from desktop.theming import palette_for
 from widgets.theme import Theme
@@ -40,6 +40,67 @@ def keep_units_whole(text: str) -> str:
     return _SLASH_BEFORE_IDEOGRAPH.sub("/\u2060", text)
 
 
+# A run of this many characters with no place to break (a model name of a user's catalogue, 3,000 letters long)
+# gets break opportunities: a caption wraps it instead of growing wider than the screen.
+LONGEST_UNBROKEN = 40
+_LONG_WORD = re.compile(rf"[^\s\u200b]{{{LONGEST_UNBROKEN},}}")
+
+
+def breakable(text: str) -> str:
+    """``text`` with a zero-width space every ``LONGEST_UNBROKEN`` characters inside a longer unbroken run."""
+    return _LONG_WORD.sub(lambda m: "\u200b".join(m.group(0)[i:i + LONGEST_UNBROKEN]
+                                                  for i in range(0, len(m.group(0)), LONGEST_UNBROKEN)), text)
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that ends a text too long for its room with "…" (the whole text as its tooltip) and never
+    asks for more width than the room it is given: a 3,000-character model name from a user's catalogue must
+    not widen the window past the screen."""
+
+    MAX_HINT_SHARE = 0.5       # of the screen's width: the most a long text asks for
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def sizeHint(self) -> QSize:
+        """As wide as the whole text, at most ``MAX_HINT_SHARE`` of the screen: the layout gives what it can."""
+        metrics = QFontMetrics(self.font())
+        screen = self.screen()
+        cap = round(screen.availableGeometry().width() * self.MAX_HINT_SHARE) if screen is not None else 800
+        margins = self.contentsMargins()
+        return QSize(min(metrics.horizontalAdvance(self._full), cap) + margins.left() + margins.right(),
+                     super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        """A few characters: the room the layout must leave it, however long the text."""
+        return QSize(QFontMetrics(self.font()).horizontalAdvance("…") * 4, super().minimumSizeHint().height())
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def _elide(self) -> None:
+        width = self.contentsRect().width()
+        shown = QFontMetrics(self.font()).elidedText(self._full, Qt.TextElideMode.ElideMiddle, max(width, 1)) \
+            if width > 0 else self._full
+        self.setText(shown)
+        self.setToolTip(self._full if shown != self._full else "")
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._elide()
+
+
 class SlideFrame(QWidget):
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(parent)
@@ -55,14 +116,15 @@ class SlideFrame(QWidget):
         self.caption_label.setTextFormat(Qt.TextFormat.PlainText)
         self.caption_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.caption_label.installEventFilter(self)
+        self.caption_label.setMinimumWidth(1)      # its width is the slide's: a long word wraps, never widens it
         self.title_label.setTextFormat(Qt.TextFormat.PlainText)
         # The stage's corner: what it shows (model, precision, GPUs) and, when that does not fit its GPUs,
         # that every time and price on it is hypothetical (words, not a colour alone).
-        self.subject_label = QLabel(self)
+        self.subject_label = ElidedLabel(self)
         self.subject_label.setObjectName("slide_subject")
         self.subject_label.setTextFormat(Qt.TextFormat.PlainText)
         self.subject_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.hypothetical_label = QLabel(self)
+        self.hypothetical_label = ElidedLabel(self)
         self.hypothetical_label.setObjectName("slide_hypothetical")
         self.hypothetical_label.setTextFormat(Qt.TextFormat.PlainText)
         self.hypothetical_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -88,8 +150,8 @@ class SlideFrame(QWidget):
 
     def set_subject(self, subject: str, hypothetical: str = "") -> None:
         """Name what the stage shows; ``hypothetical``: the warning shown under it ("" hides it)."""
-        self.subject_label.setText(subject)
-        self.hypothetical_label.setText(hypothetical)
+        self.subject_label.set_full_text(subject)
+        self.hypothetical_label.set_full_text(hypothetical)
         self.hypothetical_label.setVisible(bool(hypothetical))
 
     def add_to_title_row(self, widget: QWidget) -> None:
@@ -101,7 +163,7 @@ class SlideFrame(QWidget):
         two lines (every caption's limit), so the stage keeps its size from build to build and is the same
         size however the build was reached."""
         self.title_label.setText(title)
-        self.caption_label.setText(keep_units_whole(caption))
+        self.caption_label.setText(breakable(keep_units_whole(caption)))
         self._fit_caption()
 
     def _fit_caption(self) -> None:

@@ -1,0 +1,39 @@
+"""A long name from the user catalogue never widens the window past the screen.
+
+A 250-character model name gave a 2,129 px window on a 1920 screen (in presentation
+the stage was cut off), a 3,000-character one a 36,898 px window, and that geometry
+was saved. Every place that shows a catalogue name ends it with "…" instead.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from PySide6.QtGui import QGuiApplication
+
+from desktop.scenario_store import ScenarioStore
+from desktop.settings import Settings
+from engine.catalog import default_catalog
+
+
+@pytest.mark.parametrize("length", [250, 3000])
+def test_a_long_model_name_is_elided_and_the_window_stays_on_the_screen(make_window, qtbot, length):
+    catalog = default_catalog()
+    name = "Llama " + "x" * length
+    model = replace(catalog.model("llama-3.1-70b"), name=name)
+    long_catalog = replace(catalog, models={**catalog.models, "llama-3.1-70b": model})
+    store = ScenarioStore(Settings().scenario, catalog=long_catalog)
+    window = make_window("en", store=store)
+    screen = QGuiApplication.primaryScreen().geometry()
+    window.resize(1024, 768)
+    qtbot.waitUntil(lambda: window.width() == 1024)                  # not wider than asked for
+    assert window.minimumSizeHint().width() <= 1024
+    corner = window.slide.subject_label
+    assert corner.full_text().startswith(name) or name in corner.full_text()
+    assert corner.text() != corner.full_text() and "…" in corner.text()
+    assert corner.width() < 1024
+    window.presentation.start(from_start=True)                       # fullscreen on the screen it is on
+    qtbot.waitUntil(lambda: window.presentation.active and window.width() == screen.width())
+    window.slide.layout().activate()
+    assert window.slide.stage.geometry().right() <= window.slide.width() <= screen.width()
+    window.presentation.leave()
