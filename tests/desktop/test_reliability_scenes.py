@@ -57,6 +57,20 @@ tied_embeddings = true
 published_parameters = 1e3
 max_context_tokens = 1000000000
 source = "the smallest the catalogue accepts"
+
+[models.short]
+name = "Short"
+layers = 2
+hidden_size = 64
+attention_heads = 2
+kv_heads = 1
+head_dim = 32
+intermediate_size = 128
+vocab_size = 1000
+tied_embeddings = true
+published_parameters = 1e5
+max_context_tokens = 12
+source = "a longest context shorter than scene 3's question and answer (about 25 tokens)"
 """
 
 
@@ -74,7 +88,8 @@ def extreme_catalog(tmp_path_factory):
     Scenario(gpu="fastest", model="llama-3.1-8b", gpus=1, batch=4096),
     Scenario(gpu="fastest", model="tiny", gpus=1, prompt_tokens=1, output_tokens=1),
     Scenario(gpu="slowest", model="tiny", gpus=1, prompt_tokens=5_000_000, output_tokens=5_000_000),
-], ids=["slowest-8b", "fastest-8b-4096", "fastest-tiny-1-token", "slowest-tiny-10M"])
+    Scenario(gpu="fastest", model="short", gpus=1, prompt_tokens=4, output_tokens=4),
+], ids=["slowest-8b", "fastest-8b-4096", "fastest-tiny-1-token", "slowest-tiny-10M", "short-context-12"])
 def test_extreme_but_valid_entries_render_in_every_build_of_every_scene(qtbot, extreme_catalog, scenario):
     store = ScenarioStore(scenario, catalog=extreme_catalog)
     assert not refused(store.answers.ask(questions.report, scenario)) and store.scenario == scenario
@@ -83,11 +98,13 @@ def test_extreme_but_valid_entries_render_in_every_build_of_every_scene(qtbot, e
         scene = create_scene(cls, SceneKit(Language("zh"), store, theme))
         qtbot.addWidget(scene)
         scene.resize(QSize(960, 540))
+        scene.ensure_ready()
         for index in range(scene.build_count):
             scene.go_to_build(index)
             scene.clock.set_seconds(scene.clock.seconds() + 0.3)
             assert scene.caption() and scene.notes()
             assert not scene.grab().isNull()           # one painted frame: finite, bounded work
+            assert "loading" not in scene.phase()      # a short model never leaves a scene loading for ever
         scene.close()
 
 
