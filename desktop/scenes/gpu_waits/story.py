@@ -13,24 +13,23 @@ text ``engine.units``'s.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 from desktop.kit.answers import refused
 from desktop.kit.story import Story, Values
 from engine import InputError, Report, Scenario, roofline
 from engine.units import (
-    TERA, format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_number, format_percent,
+    format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_number, format_percent,
     format_seconds, glue_units,
 )
-from widgets.conveyor_state import (
-    ESSENTIAL_LABELS, TRACE_WINDOW_SECONDS, ConveyorState, box_at_peak_screen_seconds, box_interval_screen_seconds,
-)
-from widgets.roofline_state import RooflinePoint, RooflineState
+from widgets.conveyor_state import ESSENTIAL_LABELS, ConveyorState, box_at_peak_screen_seconds, box_interval_screen_seconds
+from widgets.roofline_state import RooflineState
 
+from . import pictures
 from .figures import PREFILL_PRESET_TOKENS, Figures, preset_changes
+from .pictures import BOX_BYTES, GPU_SECONDS_PER_SCREEN_SECOND
 
 BUILDS = ("stage", "numbers", "ratio", "decode", "fp8", "roofline")
 FIRST_NUMBERS_BUILD = BUILDS.index("numbers")
@@ -39,10 +38,6 @@ FIRST_DECODE_BUILD = BUILDS.index("decode")
 FP8_BUILD = BUILDS.index("fp8")
 ROOFLINE_BUILD = BUILDS.index("roofline")
 
-INTENSITY_MIN = 0.1                   # FLOP/byte; FP32 weights decode at ~0.5
-INTENSITY_MAX = 1e4
-BOX_BYTES = 2e6                       # one box on the belt
-GPU_SECONDS_PER_SCREEN_SECOND = 1e-6  # an H800 belt then brings a box every 0.6 s
 ROOFLINE_SHARE = 0.4                  # of the stage's width, once the roofline is in
 # Narrower than this beside the roofline, the belt's essential words no longer fit at a readable
 # size: on so small a stage the roofline build shows the roofline alone (the caption still names both).
@@ -57,15 +52,6 @@ class GpuWaitsControls:
     control or the build puts it). ``precision_chosen``: the person picked a precision in the shared panel
     while the fp8 build showed FP8 weights; their choice then wins until the build is left."""
     precision_chosen: bool = False
-
-
-def clamp_intensity(flops_per_byte: float) -> float:
-    return max(INTENSITY_MIN, min(INTENSITY_MAX, flops_per_byte))
-
-
-def compute_tick_number(flops_per_second: float) -> str:
-    """A y tick of the roofline, in TFLOPS (the unit its axis title names)."""
-    return format_number(flops_per_second / TERA)
 
 
 def precision_name(catalog, precision_id: str) -> str:
@@ -167,7 +153,7 @@ class GpuWaitsStory(Story):
 
     # -- captions and notes -----------------------------------------------------------------------
     def intensity_text(self, value: float) -> str:
-        return self.text("label.intensity", value=format_number(value))
+        return pictures.intensity_text(self.text, value)
 
     def _precision_name(self, precision) -> str:
         return self.ask(precision_name, roofline.compute_precision_used(self.figures.gpu, precision))
@@ -182,8 +168,8 @@ class GpuWaitsStory(Story):
         and every number kept with its unit (``engine.units.glue_units``)."""
         f, scenario, report = self.figures, self.scenario, self.report
 
-        def belt_seconds(): return format_seconds(box_interval_screen_seconds(self._bare_state(f.decode_intensity)))
-        def worker_seconds(): return format_seconds(box_at_peak_screen_seconds(self._bare_state(f.decode_intensity)))
+        def belt_seconds(): return format_seconds(box_interval_screen_seconds(self._belt_numbers(f.decode_intensity)))
+        def worker_seconds(): return format_seconds(box_at_peak_screen_seconds(self._belt_numbers(f.decode_intensity)))
 
         values: dict[str, Callable[[], str]] = {
             "gpu": lambda: f.gpu.name,
@@ -235,33 +221,18 @@ class GpuWaitsStory(Story):
                     idle_fp8=lambda: format_percent(1.0 - f.decode_busy_of(fp8)),
                     peak_fp8=lambda: format_flops(fp8.peak_flops_per_gpu))
 
-    # -- the belt ---------------------------------------------------------------------------------
-    def _bare_state(self, intensity: float) -> ConveyorState:
-        f = self.figures
-        return ConveyorState(
-            bandwidth_bytes_per_second=f.gpu.memory_bandwidth_bytes_per_second,
-            peak_flops_per_second=f.peak, flops_per_byte=intensity, utilisation=f.busy(intensity)[0],
-            box_bytes=BOX_BYTES, gpu_seconds_per_screen_second=GPU_SECONDS_PER_SCREEN_SECOND,
-            show_gauge=self.build >= FIRST_GAUGE_BUILD, compact=self.shows_roofline)
+    # -- the pictures --------------------------------------------------------------------------------
+    def _belt_numbers(self, intensity: float) -> ConveyorState:
+        return pictures.belt_numbers(self.figures, intensity, show_gauge=self.build >= FIRST_GAUGE_BUILD,
+                                     compact=self.shows_roofline)
 
     @cached_property
     def _fixed_labels(self) -> tuple[dict[str, str], frozenset[str]]:
-        """The belt's labels that do not follow the intensity, and those not revealed yet: once per story."""
-        text, f = self.text, self.figures
-        state = self._bare_state(self.target_intensity())
-        labels = {"warehouse": text("label.warehouse"), "belt": text("label.belt"), "worker": text("label.worker"),
-                  "waiting": text("label.waiting"), "backed_up": text("label.backed_up"),
-                  "time_scale": text("label.time_scale", gpu_time=format_seconds(GPU_SECONDS_PER_SCREEN_SECOND),
-                                     box_bytes=format_bytes(BOX_BYTES)),
-                  "trace": text("label.trace", seconds=format_seconds(TRACE_WINDOW_SECONDS))}
-        # Every label is handed in every build, those not revealed yet hidden: they keep their place, so the
-        # picture does not jump when they appear, and the first builds share one layout.
-        labels.update(
-            capacity=format_bytes(f.gpu.memory_bytes),
-            bandwidth=format_bandwidth(f.gpu.memory_bandwidth_bytes_per_second),
-            peak=text("label.peak", peak=format_flops(f.peak), precision=self._precision_name(f.precision)),
-            belt_time=text("label.belt_time", seconds=format_seconds(box_interval_screen_seconds(state))),
-            ratio=text("label.ratio", ridge=format_number(f.ridge)))
+        """The belt's labels that do not follow the intensity, and those not revealed yet: once per story.
+        Every label is handed in every build, those not revealed yet hidden: they keep their place, so the
+        picture does not jump when they appear, and the first builds share one layout."""
+        labels = pictures.fixed_belt_labels(self.figures, self.text, self._precision_name(self.figures.precision),
+                                            self._belt_numbers(self.target_intensity()))
         hidden = set()
         if self.build < FIRST_NUMBERS_BUILD:
             hidden |= {"capacity", "bandwidth", "peak", "box", "belt_time", "worker_time"}
@@ -269,55 +240,18 @@ class GpuWaitsStory(Story):
             hidden.add("ratio")
         if self.build == FP8_BUILD and self.phase() in ("fp8", "fp8_weight_only"):
             values = self._values
-            labels.pop("ratio", None)
-            labels["step"] = text("label.step", before=values["step_fp16"], after=values["step_fp8"])
+            labels.pop("ratio", None)             # the step times take its place over the belt
+            labels["step"] = self.text("label.step", before=values["step_fp16"], after=values["step_fp8"])
         return labels, frozenset(hidden)
 
     def conveyor_state(self, intensity: float) -> ConveyorState:
         """The belt at ``intensity`` (mid-transition: where the picture is). Only the box, the worker's time,
         busy, idle and their basis follow the intensity; the other labels are the story's, made once."""
-        busy, basis = self.figures.busy(intensity)
-        state = self._bare_state(intensity)
-        text = self.text
         fixed, hidden = self._fixed_labels
-        labels = dict(fixed)
-        labels.update(
-            box=text("label.box", box_flop=format_flop(BOX_BYTES * intensity), intensity=self.intensity_text(intensity)),
-            worker_time=text("label.worker_time", seconds=format_seconds(box_at_peak_screen_seconds(state))),
-            busy=text("label.busy", busy=format_percent(busy)), idle=text("label.idle", idle=format_percent(1.0 - busy)),
-            basis=text(f"label.basis_{basis}"))
-        return replace(state, labels=labels, hidden=hidden)
+        return pictures.belt_state(self._belt_numbers(intensity), fixed, hidden, self.figures, self.text)
 
-    # -- the roofline -------------------------------------------------------------------------------
     def roofline_state(self, intensity: float) -> RooflineState:
-        """The roofline in the shown precision, with decode, the prefill preset (when the engine gives one)
-        and the control at ``intensity``."""
-        f = self.figures
-        gpu, precision, decode = f.gpu, f.precision, f.decode_intensity
-        # The roof starts a little left of decode (or of 1 FLOP/byte), and of the whole control range only
-        # when the control goes below that: the x axis, and with it the plot's layout, changes when the
-        # control crosses that edge, not on every step of the slider or frame of a transition.
-        start = min(1.0, decode) / 1.5
-        if intensity < start:
-            start = INTENSITY_MIN / 1.5
-        corners = tuple((x, roofline.attainable_flops(gpu, precision, x)) for x in (start, f.ridge, INTENSITY_MAX))
-
-        def point(key: str, x: float, in_legend: bool = True) -> RooflinePoint:
-            value = self.intensity_text(x)
-            return RooflinePoint(key, self.text(f"label.point_{key}", value=value), x,
-                                 roofline.attainable_flops(gpu, precision, x), value=value, in_legend=in_legend)
-
-        points = [point("decode", decode)]
-        if self.prefill_intensity is not None:
-            points.append(point("prefill", self.prefill_intensity))
-        # On decode's point the control's legend entry would repeat decode's: its hollow marker alone says so.
-        points.append(point("control", intensity, in_legend=not math.isclose(intensity, decode, rel_tol=1e-9)))
-        return RooflineState(
-            roof=corners, ridge_flops_per_byte=f.ridge,
-            ridge_label=self.text("label.ridge", ridge=self.intensity_text(f.ridge)),
-            x_label=self.text("label.x_axis"), y_label=self.text("label.y_axis"),
-            x_tick_text=format_number, y_tick_text=compute_tick_number, points=tuple(points),
-            memory_bound_label=self.text("label.memory_bound"), compute_bound_label=self.text("label.compute_bound"))
+        return pictures.roofline_state(self.figures, self.text, intensity)
 
     def plot_state(self, control_intensity: float) -> RooflineState:
         """What the roofline plot holds: with the control at ``control_intensity`` (where a transition ends:

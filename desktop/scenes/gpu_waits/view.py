@@ -33,7 +33,8 @@ from widgets.conveyor_belt import ConveyorBelt
 from widgets.roofline_plot import RooflinePlot
 from widgets.transition import TRANSITION_SECONDS, Transition
 
-from .story import INTENSITY_MAX, INTENSITY_MIN, GpuWaitsControls, GpuWaitsStory, clamp_intensity
+from .pictures import INTENSITY_MAX, INTENSITY_MIN, clamp_intensity
+from .story import GpuWaitsControls, GpuWaitsStory
 
 SLIDER_STEPS_PER_DECADE = 100
 
