@@ -64,19 +64,20 @@ class GpuWaitsStory(Story):
 
     # -- the scene's own controls --------------------------------------------------------------
     @property
-    def own_controls(self) -> GpuWaitsControls:
+    def control_values(self) -> GpuWaitsControls:
+        """The scene's own control values (the defaults for a story made without them)."""
         return self.controls or GpuWaitsControls()
 
     def controls_on_arrival(self) -> GpuWaitsControls:
         """The control values once this build is shown: a precision chosen during the fp8 build is
         forgotten when another build is shown (the next visit shows FP8 weights again)."""
-        return GpuWaitsControls(self.own_controls.precision_chosen and self.build == FP8_BUILD)
+        return GpuWaitsControls(self.control_values.precision_chosen and self.build == FP8_BUILD)
 
     def controls_after(self, scenario: Scenario) -> GpuWaitsControls:
         """The control values after the shared scenario became ``scenario``: a new precision picked during the
         fp8 build wins over its FP8 picture."""
         chosen = self.build == FP8_BUILD and scenario.weights != self.scenario.weights
-        return GpuWaitsControls(self.own_controls.precision_chosen or chosen)
+        return GpuWaitsControls(self.control_values.precision_chosen or chosen)
 
     def for_build(self, build: int) -> "GpuWaitsStory":
         """The story of another build of the same inputs (the view prepares later builds in idle time)."""
@@ -99,7 +100,7 @@ class GpuWaitsStory(Story):
     @property
     def fp8_shown(self) -> bool:
         """The fp8 build's FP8 picture (dropped when the person picks a precision during it)."""
-        return self.build == FP8_BUILD and not self.own_controls.precision_chosen
+        return self.build == FP8_BUILD and not self.control_values.precision_chosen
 
     @cached_property
     def figures(self) -> Figures:
@@ -167,10 +168,7 @@ class GpuWaitsStory(Story):
         intensity control (so a caption is never stale); each made when a text first names it, once per story,
         and every number kept with its unit (``engine.units.glue_units``)."""
         f, scenario, report = self.figures, self.scenario, self.report
-
-        def belt_seconds(): return format_seconds(box_interval_screen_seconds(self._belt_numbers(f.decode_intensity)))
-        def worker_seconds(): return format_seconds(box_at_peak_screen_seconds(self._belt_numbers(f.decode_intensity)))
-
+        decode_belt = lambda: self._belt_numbers(f.decode_intensity)  # noqa: E731  (the belt at decode)
         values: dict[str, Callable[[], str]] = {
             "gpu": lambda: f.gpu.name,
             "gpus": lambda: format_count(scenario.gpus),
@@ -196,8 +194,8 @@ class GpuWaitsStory(Story):
             "decode_flop": lambda: format_flop(f.decode_report.decode.flops_per_token),
             "decode_bytes": lambda: format_bytes(f.decode_report.decode.bytes_per_token),
             "step": lambda: format_seconds(f.decode_report.decode.seconds_per_token),
-            "belt_seconds": belt_seconds,
-            "worker_seconds": worker_seconds,
+            "belt_seconds": lambda: format_seconds(box_interval_screen_seconds(decode_belt())),
+            "worker_seconds": lambda: format_seconds(box_at_peak_screen_seconds(decode_belt())),
         }
         prefill = self.preset("prefill")
         if prefill is not None:
