@@ -255,8 +255,10 @@ class GpuWaitsStory(Story):
         """What the roofline plot holds: with the control at ``control_intensity`` (where a transition ends:
         moving the point every frame would repaint the whole plot) while the build shows it; before that,
         hidden, what the roofline build will show, so stepping into it only moves the control's point."""
-        if self.shows_roofline:
-            return self.roofline_state(control_intensity)
+        return self.roofline_state(control_intensity) if self.shows_roofline else self._roofline_ahead
+
+    @cached_property
+    def _roofline_ahead(self) -> RooflineState:
         final = self.for_build(ROOFLINE_BUILD)
         return final.roofline_state(final.target_intensity())
 

@@ -108,6 +108,7 @@ class GpuWaitsScene(Scene):
                 self._sync_controls(story)       # the side panel once, at the transition's end
 
     def moving(self, seconds: float) -> bool:
+        # The belt's boxes and worker move continuously while it shows; without it, only the intensity eases.
         return self.belt.isVisible() or self._intensity.running(seconds)
 
     def lay_out(self) -> None:
