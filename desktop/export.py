@@ -71,6 +71,7 @@ def render_slide(cls: type[Scene], language: Language, store: ScenarioStore, the
     frame.resize(size)
     frame.show()
     scene.clock.stop()            # a still picture: its time comes from prepare_for_export, not the wall clock
+    scene.clock.set_seconds(0.0)  # nor from how long showing it took: the same picture every time
     captions: list[str] = []
     notes: list[str] = []
     if with_texts:

@@ -8,6 +8,7 @@ where a source states binary units (the seed's 320 KB per token is 320 KiB).
 from __future__ import annotations
 
 import math
+import re
 
 KiB = 1024
 MiB = 1024 ** 2
@@ -18,6 +19,8 @@ GB = 1e9
 TB = 1e12
 TERA = 1e12
 
+NO_BREAK_SPACE = "\u00a0"
+_SPACE_AFTER_DIGIT = re.compile(r"(?<=\d) (?=\S)")
 _DECIMAL_BYTE_UNITS = ((1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B"))
 _BINARY_BYTE_UNITS = ((GiB * 1024, "TiB"), (GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB"), (1.0, "B"))
 
@@ -137,3 +140,9 @@ def format_parameters(parameters: float, digits: int = 3) -> str:
         if abs(parameters) >= scale:
             return f"{_significant(parameters / scale, digits)}{unit}"
     return _significant(parameters, digits)
+
+
+def glue_units(text: str) -> str:
+    """``text`` with a no-break space for every space after a digit, so no line ends between a number and its
+    unit: "42.1 ms" -> "42.1\u00a0ms" (and "Llama 3.1 70B" keeps "3.1\u00a070B" together)."""
+    return _SPACE_AFTER_DIGIT.sub(NO_BREAK_SPACE, text)

@@ -4,22 +4,24 @@ Draws the ``ConveyorState`` it is handed at the scene clock's time (``frame_at``
 changes what is shown). Each box holds its work to scale (full at the ridge, a sliver at 1 FLOP/byte);
 the worker glows only while he works. Parts and labels are placed by ``widgets.conveyor_layout`` once per
 size and build, no text below the theme's ``text_floor_px``; static parts are drawn once into a pixmap.
+Built on ``widgets.state_widget.StateWidget`` like every stage widget.
 """
 from __future__ import annotations
 
 import math
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap, QPolygonF
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from widgets.conveyor_layout import (
     BELT_HEIGHT, BOX_SIZE, BOX_SPACING, GEAR_RADIUS, ROOF_OVERHANG, ROOF_RISE, SHELVES_HEIGHT,
     ConveyorLayout, fit_dynamic, lay_out,
 )
 from widgets.conveyor_state import (
-    DYNAMIC_LABELS, GAUGE_LABELS, LABEL_ROLE, TRACE_WINDOW_SECONDS, ConveyorFrame, ConveyorState, box_work_share, busy_intervals, busy_share,
-    continuous_origin, frame_at, layout_words,
+    DYNAMIC_LABELS, GAUGE_LABELS, LABEL_ROLE, TRACE_WINDOW_SECONDS, ConveyorFrame, ConveyorState, box_work_share,
+    busy_intervals, busy_share, continuous_origin, frame_at, layout_words,
 )
+from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 
@@ -36,36 +38,38 @@ def _with_alpha(color: QColor, alpha: float) -> QColor:
     return QColor.fromRgbF(color.redF(), color.greenF(), color.blueF(), max(0.0, min(1.0, alpha)))
 
 
-class ConveyorBelt(QWidget):
-    """Draws a ``ConveyorState`` at the time it is told; holds no physics."""
+class ConveyorBelt(StateWidget):
+    """Draws a ``ConveyorState`` at the time it is told; holds no physics.
+
+    A ``StateWidget``: theme and state kept, repainted only when either changes (and, while shown, as its
+    time moves: the belt runs continuously). Its layout is its own: one per size and ``layout_words``
+    (not per state, which changes every frame of a transition), prepared ahead by ``prepare``."""
+
+    stage_sizes = ((160, 90), (900, 600))
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._theme, self._state, self._measure = theme, None, TextMeasure()
+        super().__init__(theme, parent)
+        self._measure = TextMeasure()
         self._seconds, self._origin_seconds = 0.0, 0.0      # the clock's time; where the cycle pattern started
         self._static: QPixmap | None = None
-        self._static_key = self._layout_key = self._layout = None
+        self._static_key = None
         self._layouts: dict[tuple, ConveyorLayout] = {}     # prepared and recent layouts, by what they depend on
         self._layout_stale = False     # the state or size changed since the last layout
         self._dynamic, self._dynamic_texts = {}, {}        # labels that change with the intensity: fitted, text
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(160, 90)
 
     # -- what the scene drives ------------------------------------------------------
-    @property
-    def state(self) -> ConveyorState | None:
-        return self._state
-
     def set_state(self, state: ConveyorState) -> None:
+        if state == self._state:
+            return             # nothing to draw again; the cycle keeps its origin (the gear keeps its angle)
         self._origin_seconds = continuous_origin(self._state, state, self._seconds, self._origin_seconds)
         self._state = state
         self._layout_stale = True       # laid out when next painted or asked for: never for a size not shown
         self.update()
 
     def set_theme(self, theme: Theme) -> None:
-        self._theme, self._static, self._layout_stale = theme, None, True     # the text floor may have changed
-        self.update()
+        if theme != self._theme:
+            self._theme, self._static, self._layout_stale = theme, None, True     # the text floor may have changed
+            self.update()
 
     def floor_px(self) -> int:
         return self._theme.floor_px

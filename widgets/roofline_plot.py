@@ -31,6 +31,7 @@ from widgets.roofline_layout import (
     RooflineLayout, lay_out, lay_out_legend, legend_top, preferred_px,
 )
 from widgets.roofline_state import POINT_KEYS, RooflineState, number_template
+from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 
@@ -73,16 +74,18 @@ class _PlotTexts(QGraphicsObject):
             text.paint(painter, self._owner.measure.font(text.px, text.bold))
 
 
-class RooflinePlot(QWidget):
-    """A pyqtgraph log-log plot that shows a ``RooflineState``, with every text laid out around it."""
+class RooflinePlot(StateWidget):
+    """A pyqtgraph log-log plot that shows a ``RooflineState``, with every text laid out around it.
+
+    A ``StateWidget`` (theme and state kept, nothing repainted for an equal one, ``drawn_texts()``), with its
+    own layout (``_relayout``: the state's texts and roof, not its points) and its own repaint of a new
+    state: the base's ``set_state`` would repaint the whole widget, and with it the pyqtgraph plot inside,
+    on every frame of a moving point; here only the moved marker and the legend's line are repainted."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.theme = theme
+        super().__init__(theme, parent)
         self.measure = TextMeasure()
-        self._state: RooflineState | None = None
         self._layout: RooflineLayout | None = None
-        self._layout_key: tuple | None = None
         self.plot_widget = pg.PlotWidget(self)
         # A picture, never a control: no mouse event reaches it, so no pan, zoom or context menu. (Not
         # setMenuEnabled(False): that hands the view box's parentless menu to Python's cycle collector, which
@@ -113,13 +116,9 @@ class RooflinePlot(QWidget):
         self._plot_texts = _PlotTexts(self)
         self.plot_widget.scene().addItem(self._plot_texts)
         self._text_px = preferred_px(self.width(), self.height(), self.floor_px())
-        self.set_theme(theme)
+        self._apply_theme()
 
     # -- what is shown ------------------------------------------------------------------
-    @property
-    def state(self) -> RooflineState | None:
-        return self._state
-
     def point_position(self, key: str) -> tuple[float, float] | None:
         """Where the point ``key`` is drawn, as (FLOP/byte, FLOP/s); None when hidden."""
         xs, ys = self._markers[key].getOriginalDataset()
@@ -206,7 +205,12 @@ class RooflinePlot(QWidget):
 
     # -- changes ------------------------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
+        if theme != self._theme:
+            self._theme = theme
+            self._apply_theme()
+
+    def _apply_theme(self) -> None:
+        theme = self._theme
         width = theme.scaled_line_width           # the stage's size: no hairlines at 4K
         self.plot_widget.setBackground(theme.color("background"))
         for side in ("left", "bottom"):
@@ -234,6 +238,7 @@ class RooflinePlot(QWidget):
         super().resizeEvent(event)
 
     def set_state(self, state: RooflineState) -> None:
+        """Moves the plot's items to ``state`` (an equal one changes nothing) and repaints what moved."""
         if state == self._state:
             return
         self._state = state

@@ -195,11 +195,13 @@ class Scene(QWidget):
     def on_report(self, scenario, report) -> None:
         """The shared scenario changed."""
         self.refresh(animate=self.isVisible())
+        self._schedule_idle_work()        # what the idle jobs prepared was for the old numbers
 
     def retranslate(self) -> None:
         """The language changed."""
         self.retranslate_controls()
         self.refresh()
+        self._schedule_idle_work()        # and for the old words
 
     def refresh(self, animate: bool = False) -> None:
         """The story's inputs changed (the scenario, the language, a control, a result): show the new story."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from desktop.kit.scene import Scene
 
 SCENES = (
+    "gpu_waits",
     "model_memory",
     "one_token",
     "prefill_decode",

@@ -333,3 +333,25 @@ def test_hidden_labels_keep_their_place_but_are_not_drawn(qtbot):
     assert drawn()["basis"].replace("\n", " ") == LONG_LABELS["basis"]
     widget.set_state(state_for("h800", "fp16", 1.02, labels=LONG_LABELS, show_gauge=False))
     assert not {"idle", "busy", "basis"} & set(drawn())
+
+
+def test_the_belt_keeps_the_state_widget_contract(qtbot, monkeypatch):
+    """Theme and state kept; an equal state or theme repaints nothing and keeps the cycle's origin, so the
+    worker's gear does not jump back when a scene hands the same state again."""
+    from dataclasses import replace as replaced
+
+    from widgets.state_widget import StateWidget
+    widget = ConveyorBelt(THEMES["light"])
+    qtbot.addWidget(widget)
+    assert isinstance(widget, StateWidget)
+    state = state_for("h800", "fp16", 40.0)
+    widget.set_state(state)
+    widget.set_seconds(7.3)
+    gear = widget.current_frame().gear_turns
+    updates = []
+    monkeypatch.setattr(widget, "update", lambda *args: updates.append(args))
+    widget.set_state(state_for("h800", "fp16", 40.0))
+    widget.set_theme(replaced(THEMES["light"]))
+    assert not updates and widget.current_frame().gear_turns == gear
+    widget.set_theme(THEMES["dark"])
+    assert updates and widget.theme is THEMES["dark"]

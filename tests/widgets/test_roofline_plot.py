@@ -7,7 +7,8 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from desktop.i18n import Language
-from desktop.scenes.gpu_waits_model import compute_tick_number, intensity_number
+from desktop.scenes.gpu_waits.pictures import compute_tick_number
+from engine.units import format_number
 from engine import roofline
 from engine.catalog import default_catalog
 from widgets.roofline_layout import TEXT_PX_MIN
@@ -16,7 +17,7 @@ from widgets.roofline_state import RooflinePoint, RooflineState
 from widgets.theme import THEMES
 
 CATALOG = default_catalog()
-TICKS = {"x_tick_text": intensity_number, "y_tick_text": compute_tick_number}   # the scene's, from engine.units
+TICKS = {"x_tick_text": format_number, "y_tick_text": compute_tick_number}   # the scene's, from engine.units
 
 
 def state_for(gpu_id: str, precision_id: str, control: float) -> RooflineState:
@@ -136,7 +137,7 @@ def scene_like_state(language: str, control: float) -> RooflineState:
         return words.text(f"gpu_waits.label.{key}", **values)
 
     def intensity(x):
-        return text("intensity", value=intensity_number(x))
+        return text("intensity", value=format_number(x))
 
     def point(key, x):
         return RooflinePoint(key, text(f"point_{key}", value=intensity(x)), x,
@@ -370,3 +371,23 @@ def test_lines_are_drawn_thicker_on_a_larger_screen(qtbot):
         qtbot.addWidget(plot)
         widths.append((plot._roof.opts["pen"].widthF(), plot._ridge_line.pen.widthF()))
     assert widths[1][0] > 2 * widths[0][0] and widths[1][1] > 2 * widths[0][1]
+
+
+def test_the_plot_keeps_the_state_widget_contract(qtbot, monkeypatch):
+    """Theme and state kept, nothing laid out or repainted for an equal one, the texts it draws reported."""
+    from widgets.state_widget import StateWidget
+    plot = RooflinePlot(THEMES["light"])
+    qtbot.addWidget(plot)
+    plot.resize(600, 400)
+    assert isinstance(plot, StateWidget) and plot.theme is THEMES["light"] and plot.state is None
+    state = state_for("h800", "fp16", 30.0)
+    plot.set_state(state)
+    assert plot.state is state and {"x_title", "y_title", "ridge"} <= {t.key for t in plot.drawn_texts()}
+    layout = plot._layout
+    updates = []
+    monkeypatch.setattr(plot, "update", lambda *args: updates.append(args))
+    plot.set_theme(replace(THEMES["light"]))
+    plot.set_state(state_for("h800", "fp16", 30.0))
+    assert not updates and plot._layout is layout
+    plot.set_theme(THEMES["dark"])
+    assert updates and plot.theme is THEMES["dark"]
