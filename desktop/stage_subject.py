@@ -22,6 +22,9 @@ def subject_texts(language, scene) -> tuple[str, str]:
     precision = weights if weights == kv else language.text("app.stage.precision", weights=weights, kv=kv)
     subject = language.text("app.stage.subject", model=model, precision=precision,
                             gpus=language.text("app.stage.gpus", count=scenario.gpus, gpu=gpu))
+    note = scene.story().subject_note()
+    if note:
+        subject = language.text("app.stage.noted_subject", note=note, subject=subject)
     if refused(result):
         return subject, language.text("app.stage.refused")
     if scene.shows_times and not result.fits:

@@ -18,7 +18,7 @@ from widgets.conveyor_layout import (
     ConveyorLayout, fit_dynamic, lay_out,
 )
 from widgets.conveyor_state import (
-    DYNAMIC_LABELS, GAUGE_LABELS, LABEL_ROLE, TRACE_WINDOW_SECONDS, ConveyorFrame, ConveyorState, box_work_share,
+    DYNAMIC_LABELS, GAUGE_LABELS, TRACE_WINDOW_SECONDS, label_role, ConveyorFrame, ConveyorState, box_work_share,
     busy_intervals, busy_share, continuous_origin, frame_at, layout_words,
 )
 from widgets.state_widget import StateWidget
@@ -176,7 +176,7 @@ class ConveyorBelt(StateWidget):
                 if self._shown(name) and moments.get(name, True)]
 
     def _paint_label(self, painter: QPainter, name: str, fitted: FittedText) -> None:
-        painter.setPen(self._theme.color(LABEL_ROLE[name]))
+        painter.setPen(self._theme.color(label_role(name, self._state)))
         fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
 
     def paintEvent(self, event) -> None:

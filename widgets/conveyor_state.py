@@ -129,6 +129,18 @@ def box_work_share(state: ConveyorState) -> float:
     return max(0.0, min(1.0, state.flops_per_byte / ridge))
 
 
+# The hero "idle" figure is the stage's alarm only while the worker mostly waits; a compute-bound step ("idle 0%")
+# is the healthy case and is drawn as such, never in red.
+IDLE_ALARM_SHARE = 0.5
+
+
+def label_role(name: str, state: ConveyorState) -> str:
+    """The colour role ``name`` is drawn in for ``state`` (``LABEL_ROLE``, but "idle" red only when it is high)."""
+    if name == "idle" and 1.0 - busy_share(state) < IDLE_ALARM_SHARE:
+        return "good"
+    return LABEL_ROLE[name]
+
+
 def busy_share(state: ConveyorState) -> float:
     """Share of each cycle the worker works: the engine's utilisation, as handed over (clamped to 0..1)."""
     return max(0.0, min(1.0, state.utilisation))

@@ -81,11 +81,12 @@ class KvFactors(StateWidget):
         op_width = 0.5 * row.height() if row.height() < row.width() / (count + 2) else row.width() / (count + 2) / 2
         op_width = min(op_width, row.width() * 0.06)
         result_units = 3.0
-        tile_width = (row.width() - count * op_width) / (count + result_units)
         lw = self.theme.scaled_line_width
+        widths = self._tile_widths(state, (row.width() - count * op_width) / (count + result_units), 3 * lw)
         x = row.left()
         value_h, name_h = 0.55 * row.height(), 0.45 * row.height()
         for n, factor in enumerate(state.factors):
+            tile_width = widths[n]
             if n > 0:
                 op_box = QRectF(x, row.top(), op_width, value_h)
                 if state.revealed > n:
@@ -108,6 +109,19 @@ class KvFactors(StateWidget):
         if state.revealed > count:
             placer.place("result", state.result_text, result_box, 0.45 * value_h, True,
                          LEFT | V_CENTRE, "text")
+
+    def _tile_widths(self, state: KvFactorsState, even_width: float, padding: float) -> list[float]:
+        """Each tile as wide as an even share, or as its name needs at the text floor on two lines ("values per
+        head", "bytes per value"): a name that makes the figure mean something is never dropped for want of
+        room; the result beside the tiles gives up what the names take."""
+        floor = self.theme.floor_px
+        widths = []
+        for factor in state.factors:
+            one = self.measure.width(factor.name, floor, False)
+            split = self.measure.narrowest_two_lines(factor.name, floor, False) if factor.name else None
+            need = min(one, split[1]) if split is not None else one
+            widths.append(max(even_width, need + 2 * padding + 2))
+        return widths
 
     def _paint_rows(self, painter: QPainter, placer: LabelPlacer, area: QRectF, state: KvFactorsState,
                     names: bool) -> None:

@@ -320,7 +320,8 @@ def _place_column(measure: TextMeasure, frame: FrameLayout, bar: GpuBar, wanted_
         if key == "over" and placed.overflow[-1].isEmpty() or key == "free" and placed.free[-1].isEmpty():
             continue
         px = frame.over_px if bold else frame.label_px
-        box = QRectF(text_box_left, 0, column.right() - text_box_left, 2 * measure.line_height(px, bold))
+        lines = max(2, text.count("\n") + 1)          # a label written on three lines keeps all three
+        box = QRectF(text_box_left, 0, column.right() - text_box_left, lines * measure.line_height(px, bold))
         fitted = measure.fit(text, box, px, bold, LEFT | Qt.AlignmentFlag.AlignTop, floor_px=frame.floor_px)
         if fitted is not None and key in wanted_y:
             candidates.append((key, wanted_y[key], fitted))

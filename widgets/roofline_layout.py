@@ -218,13 +218,16 @@ def _ticks(log_range: tuple[float, float], px_per_decade: float, text_of, room) 
 
 
 def _region_forms(text: str, px: int, floor_px: int) -> list[tuple[tuple[str, ...], int]]:
-    """The forms of a region label to try, fullest first: both lines; the short form at ``px``, then
-    smaller, down to the floor."""
-    forms = [(tuple(text.split("\n")), px)]
-    if "\n" in text:
-        forms += [((short_form(text),), size) for size in range(px, floor_px - 1, -1)]
-    else:
-        forms += [((text,), size) for size in range(px - 1, floor_px - 1, -1)]
+    """The forms of a region label to try, fullest first: both lines at ``px`` and a little smaller; the short
+    form at ``px``, then smaller, down to the floor; the short form broken after its hyphen."""
+    # Both lines a little smaller before the explanation goes ("带宽瓶颈：" keeps "工人在等" where it can).
+    forms = [(tuple(text.split("\n")), size) for size in range(px, max(floor_px, round(px * 0.8)) - 1, -1)]
+    short = short_form(text) if "\n" in text else text
+    sizes = range(px, floor_px - 1, -1) if "\n" in text else range(px - 1, floor_px - 1, -1)
+    forms += [((short,), size) for size in sizes]
+    if "-" in short.strip("-"):               # "memory-bound" broken after its hyphen: half as wide
+        head, tail = short.split("-", 1)
+        forms += [((f"{head}-", tail), size) for size in range(px, floor_px - 1, -1)]
     return forms
 
 
@@ -289,6 +292,18 @@ def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "Rooflin
     if not place("ridge", ridge_forms, True, ridge_spots, None):
         if not place("ridge", ridge_forms, True, anywhere_spots, None, anywhere=True):
             return False
+
+    def on_side(spots, side):
+        """The usual places first, then every place on a coarse grid of its own side: a small plot (a window
+        at 1366x768) still says which side is memory-bound and which compute-bound."""
+        def all_spots(w, h):
+            step = max(4.0, layout.px / 3)
+            columns = int(max(0.0, inner.width() - w) // step) + 1
+            rows = int(max(0.0, inner.height() - h) // step) + 1
+            grid = [(inner.left() + i * step, inner.top() + j * step) for i in range(columns) for j in range(rows)]
+            grid = [(x, y) for x, y in grid if (x >= rx if side == RIGHT_OF_RIDGE else x + w <= rx)]
+            return spots(w, h) + sorted(grid, key=lambda xy: abs(xy[0] + w / 2 - rx))
+        return all_spots
     for name, text, side, spots in (
             ("compute_bound", state.compute_bound_label, RIGHT_OF_RIDGE, lambda w, h: [
                 (inner.right() - w, ry - clear - h), (rx + gap, ry + clear), (inner.right() - w, inner.top()),
@@ -298,7 +313,7 @@ def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "Rooflin
                 (rx - gap - w, inner.bottom() - h), (inner.left(), inner.top()),
                 (rx - clear - w, ry - clear - h)])):
         if text:
-            place(name, _region_forms(text, px, floor_px), False, spots, side)
+            place(name, _region_forms(text, px, floor_px), False, on_side(spots, side), side)
     return True
 
 

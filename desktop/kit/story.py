@@ -147,3 +147,9 @@ class Story:
         """The scenario the stage shows and its report (or refusal): named in the stage's corner and marked
         hypothetical when it does not fit. Default: the shared one."""
         return self.scenario, self.report
+
+    def subject_note(self) -> str:
+        """Words before the corner's subject when the stage shows something other than the side panel's
+        scenario ("The tutorial's case"), so a learner who changed the panel knows why the stage did not follow;
+        "" when it shows the shared scenario."""
+        return ""

@@ -247,7 +247,7 @@ def test_a_model_longer_than_the_engine_sweeps_shows_a_note_not_a_crash(qtbot):
     scene.go_to_build(BUILDS.index("growth"), animate=False)
     assert scene._note is not None and scene._note.isVisible()
     assert "1,000,000,000" in scene._note.text() and "10,000,000" in scene._note.text()
-    assert "(2K: 671 MB, 32K: 10.7 GB, 128K: 42.9 GB)" in scene.caption()     # the marks are still named
+    assert "(2K: 640 MiB, 32K: 10 GiB, 128K: 40 GiB)" in scene.caption()     # the marks are still named
 
 
 def test_the_growth_playback_asks_the_engine_only_for_what_is_drawn(make_scene):
@@ -263,4 +263,17 @@ def test_the_growth_playback_asks_the_engine_only_for_what_is_drawn(make_scene):
         # the curve, marks and ticks are the ones worked out once; the point moves
         assert state.curve is base.curve and state.y_ticks is base.y_ticks and state.marks is base.marks
         assert state.context_tokens == scene.context_tokens
-    assert "(2K: 671 MB, 32K: 10.7 GB, 128K: 42.9 GB)" in scene.caption()
+    assert "(2K: 640 MiB, 32K: 10 GiB, 128K: 40 GiB)" in scene.caption()
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+@pytest.mark.parametrize("size", [(1024, 768), (1920, 1080)])
+def test_the_sharing_bar_always_names_its_kv_cache(presenting, code, size):
+    """In the scene about the KV cache, its last build's memory bar once had every entry but the KV cache's."""
+    from PySide6.QtCore import QSize
+    frame, scene, _ = presenting(KvCacheScene, code, QSize(*size))
+    scene.go_to_build(BUILDS.index("sharing"), animate=False)
+    scene.clock.set_seconds(scene.clock.seconds() + 1.0)
+    frame.grab()
+    keys = {text.key for text in scene.bars.drawn_texts()}
+    assert "column.kv" in keys, sorted(keys)

@@ -161,13 +161,13 @@ def test_the_growth_curve_passes_through_the_engines_values_at_the_seeds_marks(s
         assert curve[tokens] == engine
         assert next(m.bytes for m in state.marks if m.key == key) == engine
     assert [m.bytes / GiB for m in state.marks] == [0.625, 10.0, 40.0]
-    # whole caches in the memory bar's decimal units (the seed's 0.6/10/40 GB are these bytes in GiB)
-    assert [m.label for m in state.marks] == ["2K: 671 MB", "32K: 10.7 GB", "128K: 42.9 GB"]
+    # whole caches in the units of the bytes per token (320 KiB x 32,768 = 10 GiB: the seed's 0.6/10/40 GB)
+    assert [m.label for m in state.marks] == ["2K: 640 MiB", "32K: 10 GiB", "128K: 40 GiB"]
     assert state.curve[0][0] == 1 and state.curve[-1][0] == 131072    # 1 token to the model's longest
     assert len(state.curve) <= model.CURVE_POINTS + len(MARKS) + 2     # what is drawn, not every token
     assert state.context_bytes == report_for(prompt_tokens=999, output_tokens=1).kv_bytes
-    assert all(not text.endswith("iB") for _, text in state.y_ticks) and state.y_ticks
-    assert state.labels["current"] == "1,000 tokens: 328 MB"
+    assert all(text.endswith("iB") for _, text in state.y_ticks) and state.y_ticks     # one kind of unit
+    assert state.labels["current"] == "1,000 tokens: 312 MiB"
 
 
 @pytest.mark.parametrize("changes", [{}, {"gpus": 4}, {"kv": "fp8"}, {"batch": 4}, {"weights": "fp8", "gpus": 1},
@@ -293,8 +293,8 @@ def test_every_caption_and_note_fills_from_the_values(language):
     assert values["mha"] == "2.5 MiB" and values["fp8"] == "160 KiB" and values["mla"] == "68.6 KiB"
     assert values["ratio"] == "250×" and values["naive_total"] == "125,250"
     assert values["limit"] == "50,486"
-    assert values["marks"] == "2K: 671 MB, 32K: 10.7 GB, 128K: 42.9 GB"
-    assert values["room"] == format_bytes(report.kv_bytes_per_token * report.max_context_tokens)
+    assert values["marks"] == "2K: 640 MiB, 32K: 10 GiB, 128K: 40 GiB"
+    assert values["room"] == format_bytes(report.kv_bytes_per_token * report.max_context_tokens, binary=True)
 
 
 def test_chinese_texts_use_full_width_punctuation():
@@ -308,7 +308,7 @@ def test_the_sharing_bar_says_its_cache_is_this_cards_part():
     result = what_if(DEFAULT, **memory.sharing_changes(DEFAULT, model.SHARING_CONTEXT_TOKENS))
     state = memory.sharing_bar(result, TEXT)
     kv = next(s for s in state.bars[0].segments if s.key == "kv")
-    assert "on this card" in kv.label and format_bytes(kv.bytes) in kv.label
+    assert "per card" in kv.label and format_bytes(kv.bytes, binary=True) in kv.label
     assert state.bars[0].name == f"each of 2 × {result.gpu.name}"
     zh = memory.sharing_bar(result, make_text("zh"))
     assert "本卡" in next(s for s in zh.bars[0].segments if s.key == "kv").label

@@ -164,3 +164,16 @@ def test_switching_language_rewrites_the_bars(qtbot):
     scene.retranslate()
     assert scene.bars[0].state.bars[0].segments[0].label.startswith("权重")
     assert "放不下" in scene.bars[0].state.footer
+
+
+def test_the_corner_says_the_first_builds_show_the_tutorials_case_not_the_panels(qtbot):
+    from desktop.stage_subject import subject_texts
+    store = ScenarioStore(Scenario(gpu="h100-sxm", gpus=2))          # the panel: H100s
+    language = Language("en")
+    scene = create_scene(ModelMemoryScene, SceneKit(language, store, THEMES["light"]))
+    qtbot.addWidget(scene)
+    subject, _ = subject_texts(language, scene)
+    assert subject.startswith("The tutorial's case: ") and "H800" in subject and "H100" not in subject
+    scene.go_to_build(BUILDS.index("explore"), animate=False)
+    subject, _ = subject_texts(language, scene)
+    assert "tutorial" not in subject and "H100" in subject

@@ -191,3 +191,17 @@ def test_one_bar_builder_serves_every_scene():
                                                                                  - shown.overhead_bytes_per_gpu)
     given = memory_bars_state(shown, label, BarName("GPU"), kv_bytes_per_gpu=1e9, free_bytes_per_gpu=-5e9).bars[0]
     assert given.over_label == "over 5000000000" and not given.free_label
+
+
+def test_the_notes_say_by_how_much_an_option_is_over_never_zero_free():
+    """At batch 16 with 8,000 + 1,000 tokens, FP8 on one H800 is over: the notes said "0 B free"."""
+    from desktop.scenes.model_memory.story import ModelMemoryStory
+    from tests.desktop.stories import story
+    scenario = dataclasses.replace(BASE, batch=16, prompt_tokens=8000, output_tokens=1000)
+    told = story(ModelMemoryStory, scenario, mm.BUILDS.index("compare"), "", "en", "model_memory")
+    quantise = told.results["quantise"]
+    assert not quantise.fits
+    values = told.note_values()
+    assert values["quantise_room"] == f"over by {format_bytes(-quantise.free_bytes_per_gpu)}"
+    notes = TEXTS["notes"]["compare"]["en"].format_map(values)
+    assert "over by" in notes and "0 B free" not in notes

@@ -355,3 +355,13 @@ def test_the_belt_keeps_the_state_widget_contract(qtbot, monkeypatch):
     assert not updates and widget.current_frame().gear_turns == gear
     widget.set_theme(THEMES["dark"])
     assert updates and widget.theme is THEMES["dark"]
+
+
+def test_idle_is_the_alarm_only_while_the_worker_mostly_waits():
+    """"idle 0%" (a compute-bound step) was drawn in the stage's alarm red."""
+    from widgets.conveyor_state import ConveyorState, label_role
+    waiting = ConveyorState(3.35e12, 989e12, 1.0, utilisation=0.0024, labels={"idle": "idle 99.8%"})
+    working = ConveyorState(3.35e12, 989e12, 1000.0, utilisation=1.0, labels={"idle": "idle 0%"})
+    assert label_role("idle", waiting) == "warning"
+    assert label_role("idle", working) == "good"
+    assert label_role("busy", working) == "good" and label_role("peak", working) == "compute"

@@ -94,6 +94,18 @@ def test_factor_tiles_show_only_what_is_revealed(qtbot, revealed):
     assert any(t.key == "result" for t in texts) == (revealed > 5)
 
 
+@pytest.mark.parametrize("size", [(880, 560), (1024, 560), (1800, 800)])
+def test_every_factor_keeps_the_name_that_says_what_it_counts(qtbot, size):
+    """In the window, English dropped "values per head" and "bytes per value" under "128" and "2"."""
+    widget = KvFactors(THEME)
+    widget.set_state(_factors_state(6))
+    texts = _shown(qtbot, widget, size)
+    _readable_and_apart(texts, widget)
+    assert [t.text for t in texts if t.key == "factor_name"] == ["K and V", "layers", "KV heads", "values per head",
+                                                                 "bytes per value"]
+    assert any(t.key == "result" for t in texts)
+
+
 @pytest.mark.parametrize("size", [(1024, 560), (1800, 800), (500, 300)])
 def test_comparison_bars_share_one_scale(qtbot, size):
     state = _factors_state(6, 1.0)

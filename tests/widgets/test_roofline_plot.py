@@ -14,7 +14,7 @@ from engine.catalog import default_catalog
 from widgets.roofline_layout import TEXT_PX_MIN
 from widgets.roofline_plot import RooflinePlot
 from widgets.roofline_state import RooflinePoint, RooflineState
-from widgets.theme import THEMES
+from widgets.theme import THEMES, for_screen
 
 CATALOG = default_catalog()
 TICKS = {"x_tick_text": format_number, "y_tick_text": compute_tick_number}   # the scene's, from engine.units
@@ -275,6 +275,20 @@ ROOM_FOR_BOTH = [(392, 530), (400, 440), (410, 460), (740, 780), (600, 400), (12
 @pytest.mark.parametrize("size", ROOM_FOR_BOTH)
 def test_region_labels_stay_on_their_own_side_of_the_ridge_and_both_are_shown(qtbot, size, language):
     plot = RooflinePlot(THEMES["projector"])
+    qtbot.addWidget(plot)
+    plot.resize(*size)
+    plot.set_state(scene_like_state(language, 1.02))
+    rects, ridge_x = plot.label_rects(), _ridge_x(plot)
+    assert {"memory_bound", "compute_bound"} <= set(rects), sorted(rects)
+    assert rects["memory_bound"].right() < ridge_x < rects["compute_bound"].left()
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("size", [(349, 643), (340, 600)])
+def test_in_a_1366x768_window_both_region_labels_show(qtbot, size, language):
+    """Beside the belt in the window, English dropped "memory-bound" and "compute-bound" (the export kept them):
+    a region label that finds none of its usual places looks over its whole side, broken after its hyphen."""
+    plot = RooflinePlot(for_screen(THEMES["light"], 768))
     qtbot.addWidget(plot)
     plot.resize(*size)
     plot.set_state(scene_like_state(language, 1.02))

@@ -53,7 +53,7 @@ def kv_bytes_per_gpu(report, kv_bytes: float) -> float:
 def growth_bar(report, point: ContextSweep, scale_bytes: float, text: Text) -> MemoryBarsState:
     """The bar at the one context of ``point`` (the engine's sweep there): its KV cache and free memory."""
     kv = kv_bytes_per_gpu(report, float(point.kv_bytes[0]))
-    return _bar(report, text, text("label.bar_kv", size=format_bytes(kv)), scale_bytes,
+    return _bar(report, text, text("label.bar_kv", size=format_bytes(kv, binary=True)), scale_bytes,
                 kv_bytes_per_gpu=kv, free_bytes_per_gpu=float(point.free_bytes_per_gpu[0]))
 
 
@@ -97,6 +97,6 @@ def sharing_bar(result, text: Text) -> MemoryBarsState | None:
     kv = sequences * result.kv_bytes_per_gpu
     # Under tensor parallelism each card holds its part of every conversation's cache: the label says so.
     key = "label.bar_conversations_share" if result.scenario.gpus > 1 else "label.bar_conversations"
-    label = text(key, count=sequences, value=format_count(sequences), size=format_bytes(kv)) \
+    label = text(key, count=sequences, value=format_count(sequences), size=format_bytes(kv, binary=True)) \
         if sequences > 0 else ""
     return _bar(result, text, label, result.hbm_bytes_per_gpu * 1.05, kv_bytes_per_gpu=kv, kv_sequences=sequences)

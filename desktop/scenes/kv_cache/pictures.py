@@ -38,7 +38,7 @@ from desktop.scenes.kv_cache.memory import sharing_state
 from engine import InputError
 from engine.memory import PREFILL_CHUNK_TOKENS
 from engine.kv_cache import (
-    KvFactors, kv_factors, mha_factors, tokens_processed_with_cache, tokens_processed_without_cache,
+    KvFactors, kv_bytes, kv_factors, mha_factors, tokens_processed_with_cache, tokens_processed_without_cache,
     work_ratio_without_cache,
 )
 from engine.scenario import MAX_CONTEXT_TOKENS
@@ -145,6 +145,12 @@ def tile_count(model, kv) -> int:
 
 def per_token_text(n_bytes: float) -> str:
     """Bytes of one token's cache, in binary units as the seed's "320 KB" is (320 KiB)."""
+    return format_bytes(n_bytes, binary=True)
+
+
+def kv_text(n_bytes: float) -> str:
+    """A KV cache in the units of its bytes per token (KiB, MiB, GiB), so 320 KiB x 32,768 reads 10 GiB: the
+    seed's own figures. Memory capacity and weights stay in the datasheets' decimal GB."""
     return format_bytes(n_bytes, binary=True)
 
 
@@ -257,19 +263,20 @@ def x_ticks(max_tokens: int) -> tuple[tuple[float, str], ...]:
 
 
 def y_ticks(low_bytes: float, high_bytes: float) -> tuple[tuple[float, str], ...]:
-    """Decimal steps (1 MB, 10 MB, 100 MB, ...; every 1000x over a wide range) between ``low`` and ``high``,
-    in the memory bar's units."""
+    """Binary steps of 32x (1 KiB, 32 KiB, 1 MiB, ...; every 1024x over a wide range) between ``low`` and
+    ``high``: the units of the bytes per token (320 KiB), so a mark multiplies out from it."""
     if not (0 < low_bytes <= high_bytes) or not math.isfinite(high_bytes):
         return ()
-    first, last = math.ceil(math.log10(low_bytes) - 1e-9), math.floor(math.log10(high_bytes) + 1e-9)
-    step = 1 if last - first <= Y_TICK_DECADES else 3
-    return tuple((10.0 ** power, format_bytes(10.0 ** power)) for power in range(first, last + 1)
-                 if step == 1 or power % 3 == 0)
+    first, last = math.ceil(math.log2(low_bytes) / 5 - 1e-9), math.floor(math.log2(high_bytes) / 5 + 1e-9)
+    step = 1 if last - first <= Y_TICK_DECADES else 2
+    return tuple((2.0 ** (5 * power), format_bytes(2.0 ** (5 * power), binary=True))
+                 for power in range(first, last + 1) if step == 1 or power % 2 == 0)
 
 
 def room_bytes(report) -> float:
-    """The whole KV cache at the longest context that fits: where the curve meets the card's room."""
-    return report.kv_bytes_per_token * report.scenario.batch * report.max_context_tokens
+    """The whole KV cache at the longest context that fits: where the curve meets the card's room (a sliding
+    window's layers holding only their window)."""
+    return float(kv_bytes(report.model, report.kv_precision, report.scenario.batch, report.max_context_tokens))
 
 
 def growth_base(context: ContextSweep, report, longest: int, text: Text) -> KvGrowthState:
@@ -278,7 +285,7 @@ def growth_base(context: ContextSweep, report, longest: int, text: Text) -> KvGr
     over ``sweep_contexts(longest)``."""
     curve = tuple((float(c), float(b)) for c, b in zip(context.contexts, context.kv_bytes))
     marks = tuple(GrowthMark(key, tokens, kv_at(context, tokens),
-                             text("label.mark", tokens=name, size=format_bytes(kv_at(context, tokens))))
+                             text("label.mark", tokens=name, size=kv_text(kv_at(context, tokens))))
                   for key, name, tokens in MARKS if tokens <= longest)
     room = room_bytes(report)
     scenario = report.scenario
@@ -286,7 +293,7 @@ def growth_base(context: ContextSweep, report, longest: int, text: Text) -> KvGr
         "limit": text("label.limit", tokens=format_count(report.max_context_tokens)) if report.max_context_tokens > 0
         else text("label.limit_none"),
         "overflow": text("label.overflow", count=scenario.gpus, gpu=report.gpu.name),
-        "room": text("label.room", size=format_bytes(room)) if room > 0 else "",
+        "room": text("label.room", size=kv_text(room)) if room > 0 else "",
         "x_axis": text("label.growth_x_axis"),
         "y_axis": text("label.growth_y_axis", count=scenario.batch, batch=format_count(scenario.batch)),
     }
@@ -306,7 +313,7 @@ def growth_refusal_text(refusal, longest: int, text: Text, refusal_text: Callabl
 
 def growth_at(base: KvGrowthState, tokens: int, kv_bytes: float, text: Text) -> KvGrowthState:
     """``base`` with the point at ``tokens`` of context, ``kv_bytes`` the engine's KV cache there (per frame)."""
-    current = text("label.current", tokens=format_count(tokens), size=format_bytes(kv_bytes))
+    current = text("label.current", tokens=format_count(tokens), size=kv_text(kv_bytes))
     return replace(base, context_tokens=float(tokens), context_bytes=kv_bytes,
                    labels={**base.labels, "current": current})
 

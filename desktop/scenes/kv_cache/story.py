@@ -256,7 +256,7 @@ def caption_values(story: KvCacheStory) -> Values:
             sweep = story.ask(questions.context_sweep, story._sweep_scenario,
                               tuple(t for _, _, t in MARKS if t <= longest))
         return "" if refused(sweep) else separator.join(
-            text("label.mark_item", tokens=name, size=format_bytes(pictures.kv_at(sweep, tokens)))
+            text("label.mark_item", tokens=name, size=pictures.kv_text(pictures.kv_at(sweep, tokens)))
             for _, name, tokens in MARKS if tokens <= longest)
 
     def current():
@@ -301,7 +301,7 @@ def caption_values(story: KvCacheStory) -> Values:
         limit=format_count(report.max_context_tokens),
         max_context=format_count(longest),
         marks=marks,
-        room=lambda: format_bytes(pictures.room_bytes(report)),
+        room=lambda: pictures.kv_text(pictures.room_bytes(report)),
         context=format_count(story.sharing_context),
         sequences_text=sequences_text,
         table=table,

@@ -170,6 +170,9 @@ def figures(result: Report | InputError, text: Text) -> dict[str, str]:
         "used": format_bytes(r.used_bytes_per_gpu),
         "free": format_bytes(max(0.0, r.free_bytes_per_gpu)),
         "over": format_bytes(max(0.0, -r.free_bytes_per_gpu)),
+        # what is left, or by how much it does not fit: never "0 B free" for an option that is over
+        "room": text("label.room_free", free=format_bytes(r.free_bytes_per_gpu)) if r.free_bytes_per_gpu >= 0
+        else text("label.room_over", over=format_bytes(-r.free_bytes_per_gpu)),
         "weights_over": format_bytes(max(0.0, r.weights_bytes_per_gpu - r.hbm_bytes_per_gpu)),
         "max_context": format_count(r.max_context_tokens),
         "more_context": format_count(more_context_tokens(r)),
@@ -265,6 +268,10 @@ class ModelMemoryStory(Story):
             return self.scenario, self.report
         shown = "problem" if phase == "compare" else phase
         return story_scenario(self.scenario, shown), self.results[shown]
+
+    def subject_note(self) -> str:
+        """Every build but the last shows the tutorial's own case, whatever the side panel says: the corner says so."""
+        return "" if self.build_name == "explore" else self.text("label.tutorial_case")
 
     def stage_states(self) -> tuple[MemoryBarsState, ...]:
         """What each set of bars shows in this build (one state, or three for the comparison)."""
