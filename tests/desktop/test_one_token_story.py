@@ -377,3 +377,14 @@ def test_the_stage_gives_the_bar_its_share_and_a_narrow_stage_to_the_stepper():
     assert pictures.stage_rects(950, 500)[1][2] == pictures.BARS_MIN_PX
     assert pictures.stage_rects(760, 540)[1][2] == round(760 * pictures.NARROW_BARS_SHARE)
     assert math.isclose(sum(r[2] for r in pictures.stage_rects(760, 540)), 760)
+
+
+def test_hex_tiles_are_explained_on_the_stage_where_the_tokenizer_cuts_a_character():
+    """Scene 3 showed "E6 9D（杭）" without a word until scene 6: the question's caption now says what a hex tile is."""
+    cuts = {tokenizer: cut_of(tokenizer) for tokenizer in ("llama-3", "qwen2.5")}
+    cut_bytes = {tokenizer: any(s.is_partial for piece in cut.prompt for s in piece.segments)
+                 for tokenizer, cut in cuts.items()}
+    assert cut_bytes["llama-3"] and not cut_bytes["qwen2.5"]
+    for tokenizer, cut in cuts.items():
+        assert story(0, cut).phase() == ("prompt_bytes" if cut_bytes[tokenizer] else "prompt")
+    assert "十六进制" in ZH("caption.prompt_bytes", prompt_tokens="11")

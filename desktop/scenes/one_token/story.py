@@ -143,7 +143,13 @@ class OneTokenStory(Story):
         return ("loading",) if self.cut is None else build_names(self.cut)
 
     def phase(self) -> str:
-        return phase_of(self.build_name)
+        """The build's phase; the question's own build has its "prompt_bytes" texts when the tokenizer cuts a
+        character's bytes across tokens (hex tiles), which the stage must not leave a riddle."""
+        name = phase_of(self.build_name)
+        if name == "prompt" and self.cut is not None and any(
+                segment.is_partial for piece in self.cut.prompt for segment in piece.segments):
+            return "prompt_bytes"
+        return name
 
     def span(self, name: str | None = None) -> tuple[int, int] | None:
         """(first, last) pass a pass build shows (one pass; the rest: up to the end marker); None for a still
