@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QWidget
 from widgets.decode_stepper_layout import Layout, TileBox, layout
 from widgets.decode_stepper_state import DecodeStepperState
 from widgets.state_widget import StateWidget
+from widgets.still_picture import StillPicture
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 from widgets.transition import smoothstep
@@ -55,8 +56,7 @@ class DecodeStepper(StateWidget):
         super().__init__(theme, parent)
         self._progress = 1.0
         self._measure = TextMeasure()
-        self._still: QPixmap | None = None
-        self._still_key: tuple | None = None
+        self._still = StillPicture()
         self._drawn_still: list[DrawnText] = []
         self._tile_pictures: dict[tuple, QPixmap] = {}
 
@@ -91,7 +91,7 @@ class DecodeStepper(StateWidget):
 
     def set_theme(self, theme: Theme) -> None:
         if theme != self._theme:
-            self._still_key = None          # the still picture is painted in the theme's colours: paint it again
+            self._still.forget()            # the still picture is painted in the theme's colours: paint it again
         super().set_theme(theme)
 
     def _lay_out(self) -> Layout:
@@ -107,21 +107,13 @@ class DecodeStepper(StateWidget):
             painter.fillRect(self.rect(), self._theme.color("background"))
             self._drawn = []
             return
-        key = (self._layout_key, self.devicePixelRatioF())
-        if key != self._still_key:
-            self._still = self._paint_still(placed)
-            self._still_key = key
-        painter.drawPixmap(0, 0, self._still)
+        painter.drawPixmap(0, 0, self._still.pixmap(self._layout_key, self, lambda still: self._paint_still(still, placed),
+                                                    self._theme.color("background")))
         self._drawn = list(self._drawn_still)
         if self._state.picture == "pass":
             self._paint_moving(painter, placed)
 
-    def _paint_still(self, placed: Layout) -> QPixmap:
-        ratio = self.devicePixelRatioF()
-        still = QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
-        still.setDevicePixelRatio(ratio)
-        still.fill(self._theme.color("background"))
-        painter = QPainter(still)
+    def _paint_still(self, painter: QPainter, placed: Layout) -> None:
         # square tiles and counters, drawn without antialiasing: crisp, and a third of the cost of a still
         self._drawn = []
         for key in ("banner", "context"):
@@ -130,9 +122,7 @@ class DecodeStepper(StateWidget):
             self._paint_compare(painter, placed)
         else:
             self._paint_pass(painter, placed)
-        painter.end()
         self._drawn_still = self._drawn
-        return still
 
     def _text(self, painter: QPainter, key: str, fitted: FittedText | None, role: str = "text") -> None:
         if fitted is None:

@@ -2,14 +2,16 @@
 
 The KV-cache widgets (``work_counter``, ``kv_factors``, ``kv_growth_plot``)
 place their texts with ``widgets.text_fit.LabelPlacer``, most important first;
-``StaticLayer`` paints the part of a frame that stays the same once, so a frame
-places and paints only what moves.
+``StaticLayer`` paints the part of a frame that stays the same once (the one
+still-picture cache, ``widgets.still_picture``), keeping the texts it placed,
+so a frame places and paints only what moves.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtGui import QPixmap
 
+from widgets.still_picture import StillPicture
 from widgets.text_fit import LabelPlacer, TextMeasure
 
 
@@ -21,18 +23,12 @@ class StaticLayer:
     """
 
     def __init__(self):
-        self._key = None
-        self._pixmap: QPixmap | None = None
+        self._still = StillPicture()
         self._placer: LabelPlacer | None = None
 
     def pixmap_for(self, key, widget, measure: TextMeasure, floor_px: int, paint) -> tuple[QPixmap, LabelPlacer]:
-        if key != self._key or self._pixmap is None:
-            ratio = widget.devicePixelRatioF()
-            pixmap = QPixmap(max(1, round(widget.width() * ratio)), max(1, round(widget.height() * ratio)))
-            pixmap.setDevicePixelRatio(ratio)
-            placer = LabelPlacer(measure, floor_px, QRectF(0, 0, widget.width(), widget.height()))
-            painter = QPainter(pixmap)
-            paint(painter, placer)
-            painter.end()
-            self._key, self._pixmap, self._placer = key, pixmap, placer
-        return self._pixmap, self._placer.continued()
+        def paint_once(painter) -> None:
+            self._placer = LabelPlacer(measure, floor_px, QRectF(0, 0, widget.width(), widget.height()))
+            paint(painter, self._placer)
+        pixmap = self._still.pixmap(key, widget, paint_once)
+        return pixmap, self._placer.continued()

@@ -1,0 +1,40 @@
+"""The one still-picture cache: what a widget draws the same from frame to frame, painted once and replayed.
+
+A playback or a transition moves a few things (a point, the belt's boxes, a
+token in flight) over a picture that stays the same; painting that picture
+every frame is most of a frame's cost. ``StillPicture.pixmap(key, widget,
+paint)`` paints it once into a pixmap of the widget's size and device pixel
+ratio (again only when ``key``, the size or the ratio changes) and returns it
+for ``drawPixmap``; ``forget()`` drops it (a new theme).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import QWidget
+
+
+class StillPicture:
+    def __init__(self):
+        self._key = None
+        self._pixmap: QPixmap | None = None
+
+    def pixmap(self, key, widget: QWidget, paint: Callable[[QPainter], None],
+               background: QColor | None = None) -> QPixmap:
+        """The picture for ``key``, painted by ``paint(painter)`` over ``background`` when it is not the last one."""
+        ratio = widget.devicePixelRatioF()
+        full_key = (key, widget.width(), widget.height(), ratio)
+        if full_key != self._key or self._pixmap is None:
+            pixmap = QPixmap(max(1, round(widget.width() * ratio)), max(1, round(widget.height() * ratio)))
+            pixmap.setDevicePixelRatio(ratio)
+            if background is not None:
+                pixmap.fill(background)
+            painter = QPainter(pixmap)
+            paint(painter)
+            painter.end()
+            self._key, self._pixmap = full_key, pixmap
+        return self._pixmap
+
+    def forget(self) -> None:
+        self._key = None
