@@ -198,3 +198,31 @@ def test_the_apps_english_is_the_engines_sentence_word_for_word(fields):
     error = caught.value
     assert error.code and error_text(Language("en"), error) == str(error)
     assert HAN.search(error_text(Language("zh"), error))
+
+
+def test_a_nul_in_a_catalogue_id_reaches_no_refusal_raw():
+    from engine.catalog import default_catalog
+    with pytest.raises(InputError) as raised:
+        default_catalog().gpu("h8\x0000")
+    for code in ("en", "zh"):
+        sentence = error_text(Language(code), raised.value)
+        assert "\x00" not in sentence and "\\x00" in sentence
+
+
+@pytest.mark.parametrize("value, shown", [(["zh"], "['zh']"), ([], "[]")])
+def test_a_setting_that_is_a_list_is_shown_as_written(tmp_path, value, shown):
+    import json
+    from desktop import settings as store
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"language": value}), encoding="utf-8")
+    [note] = store.load(path).notes(Language("en"))
+    assert shown in note
+
+
+def test_a_folder_where_the_handout_goes_is_not_answered_with_a_picture_name(tmp_path):
+    target = tmp_path / "handout.pdf"
+    target.mkdir()
+    problem = write_problem(IsADirectoryError(21, "Is a directory", str(target)), target)
+    for code in ("en", "zh"):
+        sentence = problem.sentence(Language(code))
+        assert "scene.png" not in sentence and str(target) in sentence

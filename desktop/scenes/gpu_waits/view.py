@@ -21,6 +21,8 @@ another precision in the shared panel drops it).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
 from PySide6.QtCore import Qt
@@ -30,8 +32,10 @@ from desktop.kit.scene import Scene
 from desktop.kit.signals import signals_blocked
 from engine.units import format_number
 from widgets.conveyor_belt import ConveyorBelt
-from widgets.roofline_plot import RooflinePlot
 from widgets.transition import TRANSITION_SECONDS, Transition
+
+if TYPE_CHECKING:
+    from widgets.roofline_plot import RooflinePlot
 
 from .pictures import INTENSITY_MAX, INTENSITY_MIN, clamp_intensity
 from .story import GpuWaitsControls, GpuWaitsStory
@@ -126,6 +130,7 @@ class GpuWaitsScene(Scene):
     def _create_plot(self) -> RooflinePlot:
         """The plot widget, hidden and not yet laid out (the costliest part of it: pyqtgraph's items)."""
         if self.plot is None:
+            from widgets.roofline_plot import RooflinePlot   # pyqtgraph loads here, after the first frame
             self.plot = self.themed(RooflinePlot(self.kit.theme, self))
             self.plot.hide()
         return self.plot
