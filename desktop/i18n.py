@@ -13,6 +13,7 @@ Switching the language emits ``Language.changed``; views re-read their text.
 """
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections import ChainMap
 from collections.abc import Mapping
@@ -35,12 +36,28 @@ def _flatten(prefix: str, table: dict, out: dict[str, dict]) -> None:
             raise ValueError(f"text {key} must hold both languages as {{ en = ..., zh = ... }}")
 
 
+def text_stems() -> list[str]:
+    """The text files there are: ``resources/text/<stem>.toml``."""
+    return sorted(entry.name[:-5] for entry in package_files.files(TEXT_PACKAGE).iterdir()
+                  if entry.name.endswith(".toml"))
+
+
+@functools.cache
+def text_file(stem: str) -> dict[str, dict]:
+    """The texts of ``resources/text/<stem>.toml``, key -> {"en": ..., "zh": ...}; read once per process, when
+    first needed (start-up reads the app's and the first scene's, not every scene's)."""
+    texts: dict[str, dict] = {}
+    entry = package_files.files(TEXT_PACKAGE).joinpath(f"{stem}.toml")
+    if entry.is_file():
+        _flatten(stem, tomllib.loads(entry.read_text(encoding="utf-8")), texts)
+    return texts
+
+
 def load_texts() -> dict[str, dict]:
     """Every text key -> {"en": ..., "zh": ...}, from all files in resources/text."""
     texts: dict[str, dict] = {}
-    for entry in sorted(package_files.files(TEXT_PACKAGE).iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".toml"):
-            _flatten(entry.name[:-5], tomllib.loads(entry.read_text(encoding="utf-8")), texts)
+    for stem in text_stems():
+        texts.update(text_file(stem))
     return texts
 
 
@@ -55,7 +72,6 @@ class Language(QObject):
 
     def __init__(self, code: str | None = None, parent: QObject | None = None):
         super().__init__(parent)
-        self._texts = load_texts()
         self._code = code if code in LANGUAGES else system_language()
 
     @property
@@ -73,7 +89,7 @@ class Language(QObject):
         self.set_code("en" if self._code == "zh" else "zh")
 
     def keys(self) -> list[str]:
-        return sorted(self._texts)
+        return sorted(load_texts())
 
     def text(self, key: str, count: int | None = None, **values) -> str:
         """The text for ``key`` in the current language, with ``values`` filled in.
@@ -86,7 +102,7 @@ class Language(QObject):
     def filled(self, key: str, values: Mapping[str, str], count: int | None = None) -> str:
         """``text(key)`` filled from ``values``, a mapping that is read only for the names the text uses (a
         story's values: a caption asks the engine only for the numbers it shows)."""
-        entry = self._texts.get(key)
+        entry = text_file(key.split(".", 1)[0]).get(key)
         if entry is None:
             raise KeyError(f"no text with key {key!r}")
         form = entry[self._code]

@@ -18,7 +18,7 @@ from PySide6.QtCore import QSize
 
 import desktop.i18n
 import desktop.scenes
-from desktop.i18n import LANGUAGES, Language, load_texts
+from desktop.i18n import LANGUAGES, Language
 from desktop.kit.scene import SceneKit, create_scene
 from desktop.scenario_store import ScenarioStore
 from desktop.scenes import registry
@@ -32,6 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY = "throwaway_scene"
 
 
+_stems = desktop.i18n.text_stems
+
+
 @pytest.fixture
 def throwaway(tmp_path, monkeypatch):
     """The template copied as the package ``desktop.scenes.<KEY>``, its texts under its key, registered before
@@ -42,8 +45,9 @@ def throwaway(tmp_path, monkeypatch):
     template_texts = tomllib.loads((ROOT / "resources" / "text" / "template.toml").read_text(encoding="utf-8"))
     extra: dict = {}
     desktop.i18n._flatten(KEY, template_texts, extra)
-    texts = {**load_texts(), **extra}
-    monkeypatch.setattr(desktop.i18n, "load_texts", lambda: dict(texts))
+    file_texts = desktop.i18n.text_file
+    monkeypatch.setattr(desktop.i18n, "text_file", lambda stem: extra if stem == KEY else file_texts(stem))
+    monkeypatch.setattr(desktop.i18n, "text_stems", lambda: [*_stems(), KEY])
     monkeypatch.setattr(registry, "SCENES", (*registry.SCENES[:-1], KEY, registry.SCENES[-1]))
     return registry.find_entry(KEY).load()
 
