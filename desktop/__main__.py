@@ -1,15 +1,26 @@
 """``python -m desktop``: start the app, present, or export scenes to files.
 
     python -m desktop [--present] [--lang zh|en] [--scene N|KEY] [--theme light|dark|projector]
-    python -m desktop --export DIR [--lang zh|en] [--size WxH] [--scene N|KEY] [--theme ...]
+                      [--scenario FILE] [scenario flags]
+    python -m desktop --export DIR [--lang zh|en] [--size WxH] [--paper a4|letter] [--scene N|KEY]
+                      [--theme ...] [--scenario FILE] [scenario flags]
     python -m desktop --quit-after-first-frame      (prints milliseconds since the process started)
+
+The scenario flags are ``python -m engine report``'s own (``--gpu --model
+--weights --kv --gpus --batch --prompt --output --usd-per-gpu-hour --mode``
+and the levers' ``--draft-model ... --kv-allocation``: ``desktop.scenario_options``).
+The scenario is the saved one (the settings), or the one in ``--scenario FILE``
+(``desktop.scenario_file``), with the fields the flags name changed; the
+window and ``--export`` use it alike. ``--paper`` chooses the handout's paper
+(default: the locale's, ``desktop.paper``).
 
 A command line that cannot be used is refused before Qt starts: one sentence
 in the user's language (``--lang`` if it could be read, else the system's)
 naming the value and what is allowed, on stderr, and exit status 2. That
 covers unknown options, bad values, a scene that does not exist and options
-that contradict each other (``--present`` with ``--export``, ``--size``
-without it), an empty ``--export ""``. ``--scene N`` with ``--export`` exports
+that contradict each other (``--present`` with ``--export``, ``--size`` or
+``--paper`` without it), an empty ``--export ""``, a scenario file that cannot
+be used, and a scenario the engine refuses. ``--scene N`` with ``--export`` exports
 only scene N. Values are checked by argparse ``type=`` functions (public API
 only; argparse's English is never read); a value that starts with "-" (``--size
 -5x3``) still reaches its check, and what the sentence echoes is bounded, with
@@ -27,6 +38,7 @@ import sys
 import time
 from pathlib import Path
 
+from desktop.paper import PAPERS
 from desktop.stop_request import StopRequested
 
 _IMPORTED_SECONDS = time.monotonic()
@@ -36,6 +48,7 @@ SIZE_LIMITS = ((640, 7680), (480, 4320))     # (width, height) ranges a picture 
 DEFAULT_SIZE = (1920, 1080)
 LANGUAGE_CODES = ("zh", "en")
 THEME_IDS = ("light", "dark", "projector")
+EXPORT_ONLY = ("--size", "--paper")          # options that say how to export, refused without --export
 
 
 class BadCommandLine(Exception):
@@ -63,7 +76,7 @@ def scene_names() -> list[str]:
     return [f"{entry.number} ({entry.key})" for entry in scene_entries()]
 
 
-VALUE_OPTIONS = ("--lang", "--scene", "--theme", "--export", "--size")
+VALUE_OPTIONS = ("--lang", "--scene", "--theme", "--export", "--size", "--paper", "--scenario")
 FLAG_OPTIONS = ("--present", "--quit-after-first-frame", "--help")
 
 
@@ -97,6 +110,8 @@ class _Parser(argparse.ArgumentParser):
             "--scene": lambda: _alternatives(self.language, scene_names()),
             "--export": lambda: text("app.cli.allowed.export"),
             "--size": lambda: text("app.cli.allowed.size"),
+            "--paper": lambda: _alternatives(self.language, PAPERS),
+            "--scenario": lambda: text("app.cli.allowed.scenario"),
         }.get(option, lambda: "")()
 
     def refuse(self, key: str, **values) -> BadCommandLine:
@@ -151,25 +166,31 @@ def _size_type(parser: _Parser):
     return parse
 
 
-def _export_type(parser: _Parser):
+def _path_type(parser: _Parser, option: str):
     def parse(value: str) -> Path:
         if not value.strip():              # "" would quietly mean the current folder
-            raise parser.refuse_value("missing_value", option="--export", allowed=parser.allowed("--export"))
+            raise parser.refuse_value("missing_value", option=option, allowed=parser.allowed(option))
         return Path(value)
     return parse
 
 
 def _parser(language) -> _Parser:
     text = language.text
-    parser = _Parser(language, prog="python -m desktop", description=text("app.cli.description"))
+    from desktop.scenario_options import scenario_options
+    parser = _Parser(language, prog="python -m desktop", description=text("app.cli.description"),
+                     epilog=text("app.cli.scenario_flags", options=" ".join(scenario_options())))
     parser.add_argument("--present", action="store_true", help=text("app.cli.present"))
     parser.value_option("--lang", type=_choice_type(parser, "--lang", LANGUAGE_CODES), metavar="zh|en",
                         help=text("app.cli.lang"))
     parser.value_option("--scene", type=_scene_type(parser), metavar="N|KEY", help=text("app.cli.scene"))
     parser.value_option("--theme", type=_choice_type(parser, "--theme", THEME_IDS), metavar="|".join(THEME_IDS),
                         help=text("app.cli.theme"))
-    parser.value_option("--export", type=_export_type(parser), metavar="DIR", help=text("app.cli.export"))
+    parser.value_option("--export", type=_path_type(parser, "--export"), metavar="DIR", help=text("app.cli.export"))
     parser.value_option("--size", type=_size_type(parser), metavar="WxH", help=text("app.cli.size"))
+    parser.value_option("--paper", type=_choice_type(parser, "--paper", PAPERS), metavar="|".join(PAPERS),
+                        help=text("app.cli.paper"))
+    parser.value_option("--scenario", type=_path_type(parser, "--scenario"), metavar="FILE",
+                        help=text("app.cli.scenario"))
     parser.add_argument("--quit-after-first-frame", action="store_true", help=text("app.cli.first_frame"))
     return parser
 
@@ -177,7 +198,8 @@ def _parser(language) -> _Parser:
 def _attach_dash_values(argv: list[str]) -> list[str]:
     """``--size -5x3`` -> ``--size=-5x3``: argparse would take "-5x3" for an option and give --size no value;
     attached, the value reaches the type function, whose sentence names it."""
-    known = set(VALUE_OPTIONS) | set(FLAG_OPTIONS) | {"-h", "--"}
+    from desktop.scenario_options import scenario_options
+    known = set(VALUE_OPTIONS) | set(FLAG_OPTIONS) | {"-h", "--"} | set(scenario_options())
     out: list[str] = []
     for arg in argv:
         if out and out[-1] in VALUE_OPTIONS and arg.startswith("-") and arg.split("=")[0] not in known:
@@ -195,24 +217,48 @@ def _cli_language(argv: list[str]):
 
 
 def parse_command_line(argv: list[str], language) -> argparse.Namespace:
-    """The options, checked against each other and the scene registry; raises ``BadCommandLine``."""
+    """The options, checked against each other and the scene registry; raises ``BadCommandLine``.
+
+    ``scenario_given``: the scenario flags, as [(option, text)] (``desktop.scenario_options``)."""
+    from desktop.scenario_options import scenario_options, split_arguments
     parser = _parser(language)
     argv = _attach_dash_values(argv)
     known = set(VALUE_OPTIONS) | set(FLAG_OPTIONS) | {"-h", "--"}
+    argv, given = split_arguments(argv, known)
+    for option, text in given:
+        if text is None:
+            raise parser.refuse("missing_value", option=option, allowed=scenario_options()[option])
     for here, after in zip(argv, [*argv[1:], None]):         # an option whose value is missing, read by us
-        if here in VALUE_OPTIONS and (after is None or after.split("=")[0] in known):
+        if here in VALUE_OPTIONS and (after is None or after.split("=")[0] in known | set(scenario_options())):
             raise parser.refuse("missing_value", option=here, allowed=parser.allowed(here))
     args, extra = parser.parse_known_args(argv)
     if extra:
         raise parser.refuse("unknown_option", value=shown_argument(extra[0]),
-                            allowed=_alternatives(language, VALUE_OPTIONS + FLAG_OPTIONS))
+                            allowed=_alternatives(language, VALUE_OPTIONS + FLAG_OPTIONS + tuple(scenario_options())))
     if args.export is not None:
-        for option, given in (("--present", args.present), ("--quit-after-first-frame", args.quit_after_first_frame)):
-            if given:
+        for option, given_flag in (("--present", args.present), ("--quit-after-first-frame", args.quit_after_first_frame)):
+            if given_flag:
                 raise parser.refuse("not_with_export", option=option)
     elif args.size is not None:
         raise parser.refuse("size_needs_export", size="x".join(map(str, args.size)))
+    elif args.paper is not None:
+        raise parser.refuse("paper_needs_export", paper=args.paper)
+    args.scenario_given = given
     return args
+
+
+def scenario_choice(args: argparse.Namespace, language):
+    """The scenario the command line asks for (``desktop.scenario_options.ScenarioChoice``): the file read
+    and checked now, before Qt starts; raises ``BadCommandLine`` with the file's one sentence."""
+    from desktop.scenario_file import ScenarioFileError, read_scenario
+    from desktop.scenario_options import ScenarioChoice, scenario_changes
+    from_file = None
+    if args.scenario is not None:
+        try:
+            from_file = read_scenario(args.scenario)
+        except ScenarioFileError as bad:
+            raise BadCommandLine(bad.sentence(language)) from None
+    return ScenarioChoice(from_file, scenario_changes(args.scenario_given))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,6 +289,7 @@ def _main(argv: list[str] | None) -> int:
     language = _cli_language(argv)
     try:
         args = parse_command_line(argv, language)
+        choice = scenario_choice(args, language)
     except BadCommandLine as refusal:
         print(refusal, file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -253,7 +300,7 @@ def _main(argv: list[str] | None) -> int:
         from desktop.app import run_export
         try:
             return run_export(args.export, language, QSize(*(args.size or DEFAULT_SIZE)), args.theme or "light",
-                              args.scene)
+                              args.scene, choice, args.paper)
         except (StopRequested, KeyboardInterrupt):   # Ctrl+C, SIGTERM, SIGHUP: the unfinished file is discarded
             print(language.text("errors.write.interrupted"), file=sys.stderr)
             return EXIT_INTERRUPTED
@@ -266,7 +313,7 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_BAD_INPUT
     from desktop.app import run_window
     return run_window(language, args.lang, args.theme, args.scene, args.present,
-                      args.quit_after_first_frame, milliseconds_since_process_start)
+                      args.quit_after_first_frame, milliseconds_since_process_start, choice)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,11 @@ from desktop.fonts import install_cjk_fallback
 from desktop.garbage import collect_on_ui_thread
 from desktop.i18n import Language
 from desktop.quit_signals import QuitOnSignals
-from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.error_text import error_text
 from desktop.scenario_store import NoScenario, ScenarioStore
 from desktop.scenes.registry import find_entry, scene_entries
 from desktop.theming import apply_theme
+from engine import InputError, Scenario, compute_report
 from engine.catalog import default_catalog
 from widgets.theme import THEMES
 
@@ -58,28 +59,49 @@ def _startup_notes(app: QApplication, language: Language, loaded: settings_store
     return notes
 
 
-def run_export(directory: Path, language: Language, size: QSize, theme_id: str,
-               scene: str | None = None) -> int:
-    """Every scene (or only the one ``scene`` names: a key or a number) at its last build to ``directory``: NN-key.png and handout.pdf.
+def _chosen_scenario(choice, saved: Scenario, language: Language) -> Scenario | None:
+    """The scenario the command line asks for on top of ``saved``, or None after printing the engine's one
+    sentence when it refuses it (exit 2). Nothing asked: ``saved`` as it is (settings have checked it)."""
+    if choice is None or not choice.asked:
+        return saved
+    scenario = choice.scenario(saved)
+    try:
+        compute_report(scenario)
+    except InputError as refusal:
+        print(error_text(language, refusal), file=sys.stderr)
+        return None
+    return scenario
 
-    Returns the exit code: 0, 2 when ``directory`` is no place to write (a file, no permission,
-    a read-only disk), 1 when writing failed for another reason (a full disk).
+
+def run_export(directory: Path, language: Language, size: QSize, theme_id: str,
+               scene: str | None = None, choice=None, paper: str | None = None) -> int:
+    """Every scene (or only the one ``scene`` names: a key or a number) to ``directory``: NN-key.png (the last
+    build, ``size``) and handout.pdf (every build, on ``paper``: "a4", "letter", None for the locale's).
+
+    The scenario is the saved one (the settings), or ``choice``'s (``desktop.scenario_options.ScenarioChoice``:
+    ``--scenario FILE`` and the scenario flags). Returns the exit code: 0, 2 when the scenario is refused or
+    ``directory`` is no place to write (a file, no permission, a read-only disk), 1 when writing failed for
+    another reason (a full disk).
     """
     from desktop import export
     from desktop.error_text import write_problem
     app = create_application()
-    _startup_notes(app, language, None)
+    loaded = settings_store.load()
+    _startup_notes(app, language, loaded)
     theme = THEMES[theme_id]
     apply_theme(app, theme)
+    scenario = _chosen_scenario(choice, loaded.settings.scenario, language)
+    if scenario is None:
+        return 2
     try:
-        store = ScenarioStore(DEFAULT_SCENARIO)     # the default scenario: the same pictures every time
+        store = ScenarioStore(scenario, language=language)
     except NoScenario as none:
         print(none.sentence(language), file=sys.stderr)
         return 2
     try:
         entries = scene_entries() if scene is None else (find_entry(scene),)
-        for path in export.export_scenes(entries, language, store, theme, size,
-                                         png_dir=directory, pdf_path=directory / export.HANDOUT_FILE):
+        for path in export.export_scenes(entries, language, store, theme, size, png_dir=directory,
+                                         pdf_path=directory / export.HANDOUT_FILE, paper=paper):
             print(language.text("app.export.wrote", path=str(path)))
     except OSError as error:
         problem = write_problem(error, directory, is_folder=True)
@@ -109,8 +131,10 @@ class FirstFrameWatcher(QObject):
 
 
 def run_window(language: Language, language_code: str | None, theme_id: str | None, scene: str | None,
-               present: bool, quit_after_first_frame: bool = False, milliseconds_since_start=None) -> int:
-    """Start the window; ``language`` is the one the command line already speaks, set to the saved choice here."""
+               present: bool, quit_after_first_frame: bool = False, milliseconds_since_start=None,
+               choice=None) -> int:
+    """Start the window; ``language`` is the one the command line already speaks, set to the saved choice here.
+    ``choice``: the scenario the command line asks for (as for ``run_export``); None: the saved one."""
     from desktop import stop_request
     from desktop.window import MainWindow    # the window's modules load only when a window is wanted
 
@@ -127,8 +151,11 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
     notes = _startup_notes(app, language, loaded)
     if scene is not None:                # the command line has checked that it exists
         settings.last_scene = find_entry(scene).key
+    scenario = _chosen_scenario(choice, settings.scenario, language)
+    if scenario is None:
+        return 2
     try:
-        store = ScenarioStore(settings.scenario, language=language)
+        store = ScenarioStore(scenario, language=language)
     except NoScenario as none:
         print(none.sentence(language), file=sys.stderr)
         return 2

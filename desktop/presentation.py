@@ -1,12 +1,18 @@
 """Presentation mode: the window fullscreen with only the stage and caption (F5, Shift+F5, Esc).
 
 The menus, status bar, scene list and side panel are hidden; the type is sized
-from the screen's height; the elapsed-time clock restarts. Esc first closes
-what floats over the stage (help, jump prompt), then leaves presenting.
+from the screen's height. The talk clock starts with the first presentation and
+is never restarted by one (Alt+T resets it). With two screens the stage goes to
+the one that is not the primary (the projector), as PowerPoint does; on one
+screen with the speaker view open, the stage keeps beside it
+(``SpeakerView.arrange``). Esc first closes what floats over the stage (help,
+jump prompt), then leaves presenting.
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QObject
+
+from widgets.theme import for_screen
 
 
 class Presentation(QObject):
@@ -24,16 +30,25 @@ class Presentation(QObject):
             self.geometry_before = window.saveGeometry()
             for widget in window.chrome():
                 widget.hide()
-            window.setGeometry(window.screen().geometry())   # covers the screen even where no window manager obeys
-            window.showFullScreen()
-            height = window.screen().geometry().height()
-            window.slide.set_presenting_height(height)
-            window.presenter.set_type_height(height)
-            window.presenter.clock.restart()
-            window.presenter.clock.setVisible(window.settings.clock_visible)
+            window.speaker.arrange()     # fullscreen on the audience's screen, or beside the speaker view
+            window.presenter.talk_clock.start()
+            window.presenter.clock.setVisible(window.settings.stage_clock_visible)
         if from_start:
             window.deck.first()
         window.slide.setFocus()
+
+    def size_type(self, height_px: int) -> None:
+        """Size the stage's type from the height of the audience's area (the screen, or the part of it left
+        beside the speaker view on one screen)."""
+        window = self._window
+        window.slide.set_presenting_height(height_px)
+        window.presenter.set_type_height(height_px)
+        self._fit_theme(height_px)           # the stage's own text floor too
+
+    def _fit_theme(self, height_px: int) -> None:
+        window = self._window
+        if window.theme.text_floor_px != for_screen(window.theme, height_px).text_floor_px:
+            window.set_theme(window.settings.theme, height_px)
 
     def stop(self) -> None:
         window = self._window
@@ -44,9 +59,12 @@ class Presentation(QObject):
         window.presenter.set_type_height(None)
         window.showNormal()
         window.restoreGeometry(self.geometry_before)
+        self._fit_theme((window.screen() or window.windowHandle().screen()).geometry().height())
         window.menuBar().show()
         window.statusBar().show()
         window.update_chrome(force=True)
+        if window.speaker.isVisible():
+            window.speaker.arrange()              # one screen: the window keeps beside the speaker view
         window.slide.setFocus()
 
     def leave(self) -> None:

@@ -7,7 +7,9 @@ its keys; only keys with Ctrl/Alt, function keys and Esc reach the talk then,
 and Esc hands focus back to the stage.
 
 ``PresenterLayer`` owns the overlays: black/white screen, key help, the
-"go to scene" prompt, inline notes (never a dialog) and the elapsed-time clock.
+"go to scene" prompt, inline notes (never a dialog) and the stage's badge of the
+talk clock, and the talk clock itself (``widgets.presenter_clock.TalkClock``):
+one elapsed time for the whole talk, read by the badge and the speaker view alike.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from widgets.blank_screen import BlankScreen
 from widgets.help_overlay import HelpOverlay
 from widgets.inline_note import InlineNote
 from widgets.overlay import TextBadge
-from widgets.presenter_clock import PresenterClock
+from widgets.presenter_clock import PresenterClock, TalkClock
 from widgets.theme import Theme
 
 # command -> its keys, in the order the key help lists them (DESIGN.md "Presentation keys")
@@ -36,7 +38,11 @@ BINDINGS: dict[str, tuple[str, ...]] = {
     "reset": ("Alt+R",),
     "language": ("L",),
     "clock": ("T",),
+    "clock_pause": ("Shift+T",),
+    "clock_reset": ("Alt+T",),
     "speaker": ("S",),
+    "notes_larger": ("Ctrl+=", "Ctrl++"),
+    "notes_smaller": ("Ctrl+-",),
     "present_start": ("F5",),
     "present_current": ("Shift+F5",),
     "fullscreen": ("F",),
@@ -49,7 +55,7 @@ BINDINGS: dict[str, tuple[str, ...]] = {
 }
 # Commands that still work while a control that takes typing has the focus.
 ALWAYS_COMMANDS = {"present_start", "present_current", "help", "leave", "reset", "export_png",
-                   "export_pdf", "quit", "side_panel"}
+                   "export_pdf", "quit", "side_panel", "clock_reset", "notes_larger", "notes_smaller"}
 TYPING_WIDGETS = (QAbstractSpinBox, QComboBox, QAbstractSlider, QLineEdit, QTextEdit, QPlainTextEdit)
 _SHIFT = Qt.KeyboardModifier.ShiftModifier
 _RELEVANT_MODIFIERS = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier | \
@@ -184,7 +190,8 @@ class PresenterLayer(QObject):
         self.help = HelpOverlay(window)
         self.jump_prompt = TextBadge(stage, place="center")
         self.note = InlineNote(stage)
-        self.clock = PresenterClock(stage)
+        self.talk_clock = TalkClock(self)
+        self.clock = PresenterClock(stage, self.talk_clock)     # the stage's badge of it (T)
         self.retranslate()
         self.set_theme(theme)
         self.set_type_height(None)

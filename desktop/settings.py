@@ -1,7 +1,9 @@
 """The one settings store: a small JSON file in the user's configuration folder.
 
-What is remembered: language, theme, last scene, whether the presenter clock,
-the scene list and the side panel show, the window geometry and the scenario.
+What is remembered: language, theme, last scene, whether the talk's elapsed
+time shows on the stage (``stage_clock_visible``, off by default: the speaker
+view shows it; the first versions' ``clock_visible``, on by default, is not
+read), the size of the speaker notes, whether the scene list and the side panel show, the window geometry and the scenario.
 Starting never fails because of this file, and nothing in it is lost:
 
 - A file that cannot be used (unreadable, not a regular file, larger than
@@ -22,24 +24,23 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import os
-import tempfile
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from engine import InputError, Scenario, compute_report
-from engine.config_dir import FileTooBig, NotRegularFile, config_dir, read_regular_file
+from engine.config_dir import config_dir
 from engine.errors import shown_value
-from engine.units import format_bytes
 from widgets.theme import DEFAULT_THEME, THEMES
 from desktop.default_scenario import DEFAULT_SCENARIO
+from desktop.json_file import read_json_table, write_json_table
 from desktop.scenes.registry import FIRST_VERSION_NUMBERS, SCENES
 from desktop.i18n import LANGUAGES, Language
 
 FILE_NAME = "settings.json"
 SET_ASIDE_SUFFIX = ".bad"
 MAX_SET_ASIDE = 5                   # set-aside files kept; the oldest goes when another one comes
+SPEAKER_NOTES_PT_RANGE = (10, 40)   # the speaker notes' sizes, smallest to largest (A− / A+)
 MAX_FILE_BYTES = 1_000_000          # a settings file is a few hundred bytes; a geometry a few hundred more
 _KEPT: set[Path] = set()            # files that could not be read nor set aside: never written over
 
@@ -49,7 +50,8 @@ class Settings:
     language: str | None = None      # None: follow the system locale
     theme: str = DEFAULT_THEME
     last_scene: str = SCENES[0]      # the key of the scene shown last
-    clock_visible: bool = True
+    stage_clock_visible: bool = False    # T: the talk's elapsed time on the audience's stage too
+    speaker_notes_pt: int = 18          # the speaker view's notes (A+ / A−)
     scene_list_visible: bool = True  # False: the compact scene picker even in a wide window
     side_panel_visible: bool = True
     geometry: str = ""               # QMainWindow.saveGeometry(), base64
@@ -127,7 +129,8 @@ def _valid_geometry(value) -> bool:
 _CHECKS = {
     "language": lambda v: v is None or v in LANGUAGES,
     "theme": lambda v: isinstance(v, str) and v in THEMES,
-    "clock_visible": lambda v: isinstance(v, bool),
+    "stage_clock_visible": lambda v: isinstance(v, bool),
+    "speaker_notes_pt": lambda v: _is_int(v) and SPEAKER_NOTES_PT_RANGE[0] <= v <= SPEAKER_NOTES_PT_RANGE[1],
     "scene_list_visible": lambda v: isinstance(v, bool),
     "side_panel_visible": lambda v: isinstance(v, bool),
     "geometry": _valid_geometry,
@@ -212,27 +215,7 @@ def _reset(loaded: Loaded, name: str, value) -> None:
 
 def _read(path: Path) -> tuple[dict | None, tuple[str, dict] | None]:
     """The file's table of settings, or None and why it cannot be used; (None, None): no file."""
-    try:
-        raw = json.loads(read_regular_file(path, MAX_FILE_BYTES).decode("utf-8"))
-    except FileNotFoundError:
-        return None, None
-    except NotRegularFile:
-        return None, ("errors.settings.reason.not_file", {})
-    except IsADirectoryError:
-        return None, ("errors.settings.reason.not_file", {})
-    except FileTooBig:
-        return None, ("errors.settings.reason.too_big", {"size": format_bytes(MAX_FILE_BYTES)})
-    except OSError as error:
-        return None, ("errors.settings.reason.no_access", {"error": error.strerror or str(error)})
-    except UnicodeDecodeError:
-        return None, ("errors.settings.reason.not_utf8", {})
-    except RecursionError:
-        return None, ("errors.settings.reason.too_deep", {})
-    except (ValueError, MemoryError):
-        return None, ("errors.settings.reason.not_json", {})
-    if not isinstance(raw, dict):
-        return None, ("errors.settings.reason.not_object", {})
-    return raw, None
+    return read_json_table(path, MAX_FILE_BYTES)
 
 
 def _set_aside(path: Path) -> Path | None:
@@ -313,22 +296,8 @@ def save(settings: Settings, path: Path | None = None):
     path = path or settings_path()
     if path in _KEPT:
         return KeptFile()
-    text = json.dumps(settings.to_json(), ensure_ascii=False, indent=2)
-    temporary: str | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)   # never leave a half-written file behind
+        write_json_table(path, settings.to_json())
     except OSError as problem:
-        if temporary is not None:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-        problem.filename = str(path)          # the sentence names the settings, not our temporary file
         return write_problem(problem, path)
     return None

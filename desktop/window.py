@@ -50,7 +50,7 @@ MENUS = (
     ("file", ("export_png", "export_pdf", None, "quit")),
     ("scene", ("next", "previous", "first", "last", "jump", None, "reset")),
     ("view", ("present_start", "present_current", "speaker", "fullscreen", None, "scene_list", "side_panel", None,
-              "black", "white", "clock")),
+              "black", "white", "clock", "clock_pause", "clock_reset")),
     ("help", ("help",)),
 )
 
@@ -62,7 +62,6 @@ class MainWindow(QMainWindow):
         self.language, self.store, self.settings = language, store, settings
         self.theme = for_screen(THEMES[settings.theme], (QGuiApplication.primaryScreen()).geometry().height())
         self.presentation = Presentation(self)
-        self.speaker = SpeakerView(self)
         self.exports = ExportActions(self)
 
         self.slide = SlideFrame(self.theme)
@@ -86,6 +85,7 @@ class MainWindow(QMainWindow):
 
         self.presenter = PresenterLayer(self, self.slide, language, self.theme)
         self.slide.keep_clear_of(self.presenter.clock)
+        self.speaker = SpeakerView(self)          # reads the presenter's talk clock
         self.keys = KeyController(self, self.slide)
         self._commands = self._command_table()
         self._create_actions()
@@ -116,6 +116,9 @@ class MainWindow(QMainWindow):
             "jump": self.keys.open_jump, "reset": deck.reset_current,
             "black": lambda: presenter.toggle_blank("black"), "white": lambda: presenter.toggle_blank("white"),
             "language": self.language.toggle, "clock": self.toggle_clock,
+            "clock_pause": presenter.talk_clock.toggle_pause, "clock_reset": presenter.talk_clock.reset,
+            "notes_larger": lambda: self.speaker.change_notes_size(+1),
+            "notes_smaller": lambda: self.speaker.change_notes_size(-1),
             "present_start": lambda: self.presentation.start(from_start=True),
             "present_current": lambda: self.presentation.start(from_start=False),
             "fullscreen": self.presentation.toggle_fullscreen, "side_panel": self.toggle_side_panel,
@@ -140,9 +143,10 @@ class MainWindow(QMainWindow):
             self.show_note(self.language.text("app.note.no_such_scene", number=number))
 
     def toggle_clock(self) -> None:
-        self.settings.clock_visible = not self.settings.clock_visible
-        self.actions["clock"].setChecked(self.settings.clock_visible)
-        self.presenter.clock.setVisible(self.presentation.active and self.settings.clock_visible)
+        """T: show the talk's elapsed time on the stage too (by default only the speaker view shows it)."""
+        self.settings.stage_clock_visible = not self.settings.stage_clock_visible
+        self.actions["clock"].setChecked(self.settings.stage_clock_visible)
+        self.presenter.clock.setVisible(self.presentation.active and self.settings.stage_clock_visible)
 
     def toggle_side_panel(self) -> None:
         if not self.presentation.active:            # presenting hides it anyway; the key must not change the setting
@@ -169,10 +173,11 @@ class MainWindow(QMainWindow):
             self.presenter.show_note(message)
 
     # -- looks and language -----------------------------------------------------------------
-    def set_theme(self, theme_id: str) -> None:
+    def set_theme(self, theme_id: str, height_px: int | None = None) -> None:
+        """Use theme ``theme_id`` with the text floor of a stage ``height_px`` high (default: this screen's)."""
         self.settings.theme = theme_id
         screen = self.screen() or QGuiApplication.primaryScreen()
-        self.theme = for_screen(THEMES[theme_id], screen.geometry().height())
+        self.theme = for_screen(THEMES[theme_id], height_px or screen.geometry().height())
         apply_theme(QApplication.instance(), self.theme)
         self.slide.set_theme(self.theme)
         self.deck.set_theme(self.theme)
@@ -217,7 +222,7 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _checked=False, c=command: self.run_command(c))
             self.actions[command] = action
         self.actions["clock"].setCheckable(True)
-        self.actions["clock"].setChecked(self.settings.clock_visible)
+        self.actions["clock"].setChecked(self.settings.stage_clock_visible)
         self.actions["side_panel"].setCheckable(True)
         self.actions["side_panel"].setChecked(self.settings.side_panel_visible)
         scene_list = QAction(self, checkable=True, checked=self.settings.scene_list_visible)

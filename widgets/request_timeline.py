@@ -26,12 +26,17 @@ from widgets.request_timeline_state import (
 )
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, LabelPlacer, RememberedFits
-from widgets.theme import Theme
-from widgets.utilisation_strip import dimmed, paint_strip, phase_colour
+from widgets.theme import Theme, pattern_brush
+from widgets.utilisation_strip import DIMMED_ALPHA, dimmed, paint_strip, phase_colour
 
 MIN_BLOCK_PX = 10.0         # a decode block narrower than this (or half the text floor) is grouped with others
 GAP_PER_FLOOR = 1 / 18      # between two blocks, so each reads as its own pass: 1 px at 768, 3 px at 2160
 LABEL_PX_FACTOR = 1.25      # labels start this much above the floor and shrink to it when needed
+# Decode's blocks carry a light hatch over their colour, prefill's are solid: in a black-and-white print the
+# two colours turn into much the same grey, and the texture still tells them apart (and colour never carries
+# the meaning alone). The words on a block sit on a plate of its plain colour, so the hatch never crosses them.
+PHASE_PATTERNS = {"decode": Qt.BrushStyle.FDiagPattern}
+PATTERN_ALPHA = 0.6            # the hatch a little transparent: the phase's colour still reads first on a screen
 # The colour role of each label (each label also says in words what it is).
 LABEL_ROLE = {"prefill_bound": "compute", "decode_bound": "memory", "zoom": "muted", "scale": "muted",
               "strip": "muted", "start": "muted", "end": "text", "groups": "muted"}
@@ -156,8 +161,9 @@ class RequestTimeline(StateWidget):
         self._paint_bar(painter, layout.main_bar, layout.main_strip, layout.main_blocks, (0.0, s.total_seconds))
         self._paint_bar(painter, layout.zoom_bar, layout.zoom_strip, layout.zoom_blocks, zoom_window(s))
         self._paint_zoom_lines(painter, layout)
-        painter.setPen(self._theme.color("surface"))
         for fitted, text in layout.token_labels:
+            painter.fillRect(fitted.rect, phase_colour(self._theme, "decode"))
+            painter.setPen(self._theme.color("surface"))
             fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
             self._drawn.append(DrawnText("token", text, fitted.px, QRectF(fitted.rect)))
         for key, fitted in layout.labels.items():
@@ -181,8 +187,14 @@ class RequestTimeline(StateWidget):
         # cost one draw, not hundreds (the bar repaints on every step of a dragged control).
         for phase, x0, x1 in (("prefill", bar.left(), split), ("decode", split, bar.right())):
             if x1 > x0:
-                painter.setBrush(dimmed(phase_colour(theme, phase), s.highlight not in (None, phase)))
+                dim = s.highlight not in (None, phase)
+                painter.setBrush(dimmed(phase_colour(theme, phase), dim))
                 painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
+                if phase in PHASE_PATTERNS:      # printed in grey, the two phases still differ: a texture
+                    hatch = theme.color("surface")
+                    hatch.setAlphaF(PATTERN_ALPHA * (DIMMED_ALPHA if dim else 1.0))
+                    painter.setBrush(pattern_brush(hatch, PHASE_PATTERNS[phase], theme))
+                    painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
         gap = max(1.0, round(self._theme.floor_px * GAP_PER_FLOOR))
         painter.setPen(QPen(theme.color("background"), gap))
         top, bottom, left, width = bar.top(), bar.bottom(), bar.left(), bar.width()

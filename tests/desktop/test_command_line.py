@@ -44,6 +44,11 @@ REFUSED = {
     ("--export", "out", "--present"): ("--present", "--export"),
     ("--export", "out", "--quit-after-first-frame"): ("--quit-after-first-frame", "--export"),
     ("--size", "800x600"): ("800x600", "--export"),
+    ("--paper", "a4"): ("a4", "--export"),
+    ("--export", "out", "--paper", "a5"): ("a5", "letter"),
+    ("--scenario",): ("--scenario", "--scenario"),
+    ("--batch",): ("--batch", "4,096"),
+    ("--export", "out", "--gpu"): ("--gpu", "h800"),
 }
 
 
@@ -151,3 +156,146 @@ def test_the_command_line_knows_the_same_languages_and_themes_as_the_app():
     from widgets.theme import THEMES
     assert set(command_line.LANGUAGE_CODES) == set(LANGUAGES)
     assert set(command_line.THEME_IDS) == set(THEMES)
+
+
+# -- the scenario: saved, from a file, changed by the engine's own flags -----------------------------------
+from dataclasses import replace  # noqa: E402
+
+from desktop.scenario_file import read_scenario, write_scenario  # noqa: E402
+from desktop.scenario_options import field_of, scenario_options  # noqa: E402
+from engine import Scenario  # noqa: E402
+
+
+def handout_text(folder: Path) -> str:
+    import shutil
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed; .ci/run installs it")
+    return subprocess.run(["pdftotext", str(folder / "handout.pdf"), "-"], capture_output=True, text=True,
+                          timeout=60, check=True).stdout
+
+
+def test_every_option_of_engine_report_is_a_scenario_flag_of_the_app():
+    from engine.cli import build_parser
+    report = build_parser()[1].parsers["report"]
+    names = {spec.name for spec in __import__("dataclasses").fields(Scenario)}
+    assert set(scenario_options()) == set(report.value_options) - {"--json"}
+    for option in scenario_options():
+        assert field_of(option) in names, option                # each sets the Scenario field of its name
+    assert {"--gpu", "--model", "--weights", "--kv", "--gpus", "--batch", "--prompt", "--output",
+            "--usd-per-gpu-hour", "--mode", "--draft-model", "--cached-prefix", "--kv-allocation"} <= \
+        set(scenario_options())
+
+
+def test_the_flags_change_only_the_fields_they_name():
+    language = Language("en")
+    args = cli.parse_command_line(["--export", "out", "--gpu", "h20", "--batch=16", "--prompt", "4000",
+                                   "--usd-per-gpu-hour", "1.5", "--mode", "ideal", "--scene", "kv_cache"], language)
+    choice = cli.scenario_choice(args, language)
+    saved = Scenario(model="llama-3.1-8b", output_tokens=300)
+    assert choice.scenario(saved) == replace(saved, gpu="h20", batch=16, prompt_tokens=4000, usd_per_gpu_hour=1.5,
+                                             mode="ideal")
+    assert args.scene == "kv_cache" and args.export == Path("out")
+
+
+def test_export_draws_the_scenario_the_flags_give(tmp_path):
+    out = tmp_path / "out"
+    result = run_desktop("--export", str(out), "--scene", "kv_cache", "--size", "640x480", "--gpu", "h20",
+                         "--model", "llama-3.1-8b", "--gpus", "1", "--batch", "8", "--cached-prefix", "500")
+    assert result.returncode == 0, result.stderr
+    text = handout_text(out)
+    assert "Scenario: NVIDIA H20" in text and "Llama 3.1 8B" in text and "batch 8" in text
+    assert "cached prefix 500 tokens" in text and "H800" not in text
+
+
+def test_export_draws_the_scenario_of_a_file_and_the_flags_change_it(tmp_path):
+    saved = tmp_path / "h20-class.json"
+    write_scenario(saved, Scenario(gpu="h20", model="llama-3.1-8b", gpus=1, batch=4, prompt_tokens=2000))
+    assert read_scenario(saved) == Scenario(gpu="h20", model="llama-3.1-8b", gpus=1, batch=4, prompt_tokens=2000)
+    out = tmp_path / "out"
+    result = run_desktop("--export", str(out), "--scene", "model_memory", "--size", "640x480",
+                         "--scenario", str(saved), "--batch", "12")
+    assert result.returncode == 0, result.stderr
+    text = handout_text(out)
+    assert "NVIDIA H20" in text and "batch 12" in text and "2,000 + 500 tokens" in text
+
+
+def test_export_without_a_scenario_draws_the_saved_one(tmp_path):
+    from desktop import settings as settings_store
+    config = tmp_path / "config"
+    config.mkdir()
+    settings_store.save(settings_store.Settings(scenario=Scenario(gpu="h200", gpus=1, batch=3)),
+                        config / settings_store.FILE_NAME)
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "desktop", "--export", str(out), "--scene", "summary",
+                             "--size", "640x480"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            env={**__import__("os").environ, "INFERENCE_PHYSICS_CONFIG_DIR": str(config)})
+    assert result.returncode == 0, result.stderr
+    assert "NVIDIA H200" in handout_text(out) and "batch 3" in handout_text(out)
+
+
+def test_the_window_starts_with_the_scenario_the_flags_give(tmp_path):
+    """As a user runs it: the window opens on that scenario (and, closing, saves it as any change)."""
+    import json
+    import os
+    config = tmp_path / "config"
+    config.mkdir()
+    saved = tmp_path / "class.json"
+    write_scenario(saved, Scenario(model="llama-3.1-8b", gpus=1))
+    result = subprocess.run([sys.executable, "-m", "desktop", "--quit-after-first-frame", "--lang", "en",
+                             "--scenario", str(saved), "--gpu", "rtx-4090", "--batch", "2"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "INFERENCE_PHYSICS_CONFIG_DIR": str(config),
+                                 "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 0, result.stderr
+    scenario = json.loads((config / "settings.json").read_text())["scenario"]
+    assert (scenario["gpu"], scenario["model"], scenario["gpus"], scenario["batch"]) == \
+        ("rtx-4090", "llama-3.1-8b", 1, 2)
+
+
+BAD_FILES = {
+    "missing.json": None,
+    "not-json.json": "{gpu: h800",
+    "a-list.json": "[1, 2]",
+    "typo.json": '{"bacth": 8}',
+    "wrong-kind.json": '{"batch": "8"}',
+    "unknown-gpu.json": '{"gpu": "h900"}',
+    "too-long.json": '{"prompt_tokens": 200000}',
+}
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+@pytest.mark.parametrize("name", list(BAD_FILES))
+def test_a_scenario_file_that_cannot_be_used_is_refused_in_one_sentence(capsys, tmp_path, name, code):
+    path = tmp_path / name
+    if BAD_FILES[name] is not None:
+        path.write_text(BAD_FILES[name], encoding="utf-8")
+    for mode in (["--export", str(tmp_path / "out")], []):       # the export and the window alike
+        message = refusal(capsys, ["--lang", code, *mode, "--scenario", str(path)])
+        assert_one_sentence(message)
+        assert str(path) in message and bool(CJK.search(message)) == (code == "zh"), message
+    assert not (tmp_path / "out").exists()                          # nothing was started
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+@pytest.mark.parametrize("arguments, named", [
+    (["--batch", "lots"], "lots"), (["--batch", "0"], "0"), (["--gpu", "h900"], "h900"),
+    (["--mode", "fast"], "fast"), (["--gpus", "3"], "3"), (["--acceptance", "2"], "2"),
+    (["--usd-per-gpu-hour", "-1"], "-1"),
+])
+def test_a_scenario_flag_the_engine_refuses_is_one_sentence_in_the_chosen_language(tmp_path, arguments, named, code):
+    result = run_desktop("--lang", code, "--export", str(tmp_path / "out"), *arguments)
+    assert result.returncode == 2 and result.stdout == ""
+    assert_one_sentence(result.stderr)
+    assert named in result.stderr and bool(CJK.search(result.stderr)) == (code == "zh"), result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_paper_follows_the_locale_unless_chosen():
+    from desktop.paper import default_paper
+    assert default_paper({"LANG": "en_US.UTF-8"}) == "letter"
+    assert default_paper({"LANG": "fr_CA.UTF-8"}) == default_paper({"LC_PAPER": "en_CA"}) == "letter"
+    for other in ({"LANG": "en_GB.UTF-8"}, {"LANG": "zh_CN.UTF-8"}, {"LANG": "de_DE@euro"}, {"LANG": "C"}, {}):
+        assert default_paper(other) == "a4", other
+    assert default_paper({"LC_ALL": "de_DE.UTF-8", "LC_PAPER": "en_US.UTF-8"}) == "a4"      # LC_ALL comes first
+    args = cli.parse_command_line(["--export", "out", "--paper", "letter"], Language("en"))
+    assert args.paper == "letter"

@@ -10,10 +10,13 @@ import pytest
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QImage
 
-from desktop.export import HANDOUT_FILE, export_scenes, render_slide
+from desktop.i18n import Language
+from desktop.kit.scene import SceneKit, create_scene
+from desktop.export import HANDOUT_FILE, export_scenes, handout_builds, print_theme, render_slide
+from desktop.handout import MIN_PRINTED_PT, PICTURE_SHARE, PICTURE_SIZE, page_layout, printed_floor_pt
 from desktop.scenario_store import ScenarioStore
 from desktop.scenes.registry import scene_entries
-from widgets.theme import THEMES
+from widgets.theme import THEMES, text_floor_px
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,8 +87,8 @@ def test_python_m_desktop_export_writes_pictures_that_are_not_blank(tmp_path):
     assert result.returncode == 0, result.stderr
     for entry in scene_entries():
         image = QImage(str(tmp_path / "out" / f"{entry.export_name}.png"))
-        assert image.size() == QSize(1024, 768), cls.key
-        assert distinct_colours(image) > 8 and dark_share(image) > 0.005, cls.key
+        assert image.size() == QSize(1024, 768), entry.key
+        assert distinct_colours(image) > 8 and dark_share(image) > 0.005, entry.key
     assert (tmp_path / "out" / HANDOUT_FILE).read_bytes().startswith(b"%PDF")
     assert "Traceback" not in result.stderr
 
@@ -183,8 +186,131 @@ def test_the_handout_is_real_text_with_every_number_and_the_notes(qapp, tmp_path
     for number in ("320 KiB", "80", "125,250", "32,768"):
         assert number in text, number
     assert "N(N+1)/2" in text                 # a formula from the notes, not only the captions
-    from desktop.export import HANDOUT_CJK_FAMILIES
+    from desktop.handout import HANDOUT_CJK_FAMILIES
     from PySide6.QtGui import QFontDatabase
     if set(HANDOUT_CJK_FAMILIES) & set(QFontDatabase.families()):     # .ci/run installs fonts-wqy-zenhei
         radicals = [c for c in text if 0x2F00 <= ord(c) <= 0x2FDF]
         assert not radicals and "一" in text, radicals[:10]       # Chinese searchable as itself
+
+
+# -- the handout: a picture of every build beside its caption and notes, readable on paper ------------------
+
+def needs(tool: str) -> None:
+    import shutil
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} (poppler-utils) is not installed; .ci/run installs it")
+
+
+def run_tool(*arguments: str) -> str:
+    return subprocess.run(arguments, capture_output=True, text=True, timeout=120, check=True).stdout
+
+
+@pytest.fixture(scope="module")
+def handouts(tmp_path_factory):
+    """The handout of every scene as a user makes it, in both languages, on A4 (en) and Letter (zh)."""
+    made = {}
+    for code, paper in (("en", "a4"), ("zh", "letter")):
+        folder = tmp_path_factory.mktemp(f"handout-{code}")
+        done = subprocess.run([sys.executable, "-m", "desktop", "--export", str(folder), "--lang", code,
+                               "--paper", paper, "--size", "640x480"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        made[code] = folder / HANDOUT_FILE
+    return made
+
+
+def build_count(entry, language, store) -> int:
+    """The builds of ``entry``'s scene once loaded (a token scene's follow its tokenizer's cut)."""
+    scene = create_scene(entry.load(), SceneKit(language, store, THEMES["light"]))
+    scene.ensure_ready()
+    count = scene.build_count
+    scene.deleteLater()
+    return count
+
+
+def test_every_build_has_its_own_picture_with_its_caption_and_notes(qapp, language):
+    store = ScenarioStore()
+    for entry in scene_entries():
+        cls = entry.load()
+        builds = handout_builds(cls, language, store, THEMES["light"])
+        count = build_count(entry, language, store)
+        assert all(build.count == count and build.picture.size() == PICTURE_SIZE for build in builds)
+        if entry.key == "summary":           # its handout is the recap with every answer: its last build
+            assert [build.number for build in builds] == [count]
+            continue
+        assert [build.number for build in builds] == list(range(1, count + 1)), entry.key
+        assert len({bytes(build.picture.constBits()) for build in builds}) == count, entry.key   # all different
+        assert len({build.notes for build in builds}) == count and all(build.caption for build in builds)
+
+
+def test_a_handout_picture_is_exactly_that_build_as_the_projector_shows_it(qapp, language):
+    """Stepping one scene through its builds leaves nothing behind: each picture equals a fresh render."""
+    store = ScenarioStore()
+    cls = next(entry for entry in scene_entries() if entry.key == "kv_cache").load()
+    builds = handout_builds(cls, language, store, THEMES["light"])
+    for build in (builds[0], builds[3]):
+        fresh = render_slide(cls, language, store, THEMES["light"], PICTURE_SIZE, build=build.number - 1).image
+        assert build.picture == fresh, build.number
+
+
+def test_a_dark_theme_prints_light(qapp):
+    assert print_theme(THEMES["dark"]).id == "light"
+    assert print_theme(THEMES["projector"]).id == "projector" and print_theme(THEMES["light"]).id == "light"
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_the_stage_takes_most_of_the_page_and_its_smallest_text_prints_above_7_points(paper):
+    layout = page_layout(paper)
+    page_width, page_height = layout.page
+    assert layout.picture[2] >= 0.6 * page_width and PICTURE_SHARE >= 0.6
+    for part in (layout.header, layout.picture, layout.column, layout.footer):     # all on the page, apart
+        x, y, width, height = part
+        assert x >= 0 and y >= 0 and x + width <= page_width and y + height <= page_height
+    assert layout.picture[1] + layout.picture[3] <= layout.footer[1]
+    assert layout.picture[0] + layout.picture[2] < layout.column[0]
+    assert printed_floor_pt(layout) >= MIN_PRINTED_PT
+
+
+def test_the_handouts_pages_are_a4_and_letter_landscape(handouts):
+    sizes = {code: {tuple(round(float(v)) for v in box) for box in
+                    re.findall(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+)\s*\]", path.read_bytes())}
+             for code, path in handouts.items()}
+    assert sizes == {"en": {(842, 595)}, "zh": {(792, 612)}}          # A4 and US Letter, in points
+
+
+def test_every_page_has_a_picture_at_60_percent_of_its_width_whose_text_prints_above_7_points(handouts):
+    needs("pdfimages")
+    for code, path in handouts.items():
+        page_width_pt = 842 if code == "en" else 792
+        rows = [line.split() for line in run_tool("pdfimages", "-list", str(path)).splitlines()[2:]]
+        pages = {int(row[0]) for row in rows}
+        assert pages == set(range(1, pdf_page_count(path.read_bytes()) + 1))       # a picture on every page
+        total_builds = sum(build_count(entry, Language(code), ScenarioStore()) for entry in scene_entries()
+                           if entry.key != "summary")
+        assert len(rows) >= total_builds + 1
+        floor_px = text_floor_px("light", PICTURE_SIZE.height())
+        for row in rows:
+            width_px, x_ppi = int(row[3]), float(row[12])
+            assert width_px / x_ppi * 72 >= 0.6 * page_width_pt, row
+            assert floor_px / x_ppi * 72 >= MIN_PRINTED_PT, row     # the stage's smallest text, on paper
+
+
+def test_no_printed_text_is_smaller_than_7_points(handouts):
+    needs("pdftohtml")
+    for code, path in handouts.items():
+        xml = run_tool("pdftohtml", "-xml", "-i", "-zoom", "10", "-stdout", str(path))
+        page_height_px = float(re.search(r'<page [^>]*height="([\d.]+)"', xml).group(1))
+        points_per_px = (595 if code == "en" else 612) / page_height_px
+        sizes = [float(size) * points_per_px for size in re.findall(r'<fontspec [^>]*size="([\d.]+)"', xml)]
+        assert sizes and min(sizes) >= MIN_PRINTED_PT - 0.2, (code, sorted(set(sizes)))    # pdftohtml rounds
+
+
+def test_every_page_says_which_scenario_it_shows(handouts):
+    needs("pdftotext")
+    for code, path in handouts.items():
+        pages = run_tool("pdftotext", "-layout", str(path), "-").split("\f")
+        pages = [page for page in pages if page.strip()]
+        assert len(pages) == pdf_page_count(path.read_bytes())
+        label = "Scenario:" if code == "en" else "推理条件："
+        for page in pages:
+            assert label in page and "H800" in page and "Llama 3.1 70B" in page, page[-400:]

@@ -175,14 +175,15 @@ def test_shift_f5_presents_from_the_current_scene(qtbot, window):
     assert window.presentation.active and window.deck.position == last
 
 
-def test_the_clock_shows_while_presenting_and_t_hides_it(qtbot, window):
+def test_the_room_sees_the_elapsed_time_only_when_t_shows_it(qtbot, window):
     assert not window.presenter.clock.isVisible()
     window.presentation.start(from_start=False)
-    assert window.presenter.clock.isVisible()
+    assert not window.presenter.clock.isVisible()          # by default only the speaker view shows the time
+    assert window.presenter.talk_clock.started             # though the talk clock runs from the first F5
     qtbot.keyClick(window.slide, K.Key_T)
-    assert not window.presenter.clock.isVisible() and not window.settings.clock_visible
+    assert window.presenter.clock.isVisible() and window.settings.stage_clock_visible
     qtbot.keyClick(window.slide, K.Key_T)
-    assert window.presenter.clock.isVisible()
+    assert not window.presenter.clock.isVisible() and not window.settings.stage_clock_visible
 
 
 def test_export_keys_in_presentation_show_a_note_and_never_a_dialog(qtbot, window, monkeypatch):

@@ -56,7 +56,8 @@ def test_a_file_that_can_be_neither_read_nor_moved_is_never_written_over(path, m
 
     def locked(*_args, **_kwargs):
         raise PermissionError(13, "Permission denied", str(path))
-    monkeypatch.setattr(store, "read_regular_file", locked)
+    from desktop import json_file          # the one reader of the settings (and of scenario files)
+    monkeypatch.setattr(json_file, "read_regular_file", locked)
     monkeypatch.setattr(store.os, "replace", locked)
     loaded = store.load(path)
     assert loaded.unreadable and loaded.set_aside is None
@@ -148,7 +149,8 @@ def test_set_aside_files_stay_bounded_and_settings_are_still_saved(path):
 def test_a_save_that_fails_says_why_in_the_persons_language_without_the_raw_error(path, monkeypatch):
     def read_only(*_args, **_kwargs):
         raise OSError(30, "Read-only file system", str(path.parent / ".settings.json.tmp"))
-    monkeypatch.setattr(store.tempfile, "mkstemp", read_only)
+    from desktop import json_file          # the one writer of the settings (and of scenario files)
+    monkeypatch.setattr(json_file.tempfile, "mkstemp", read_only)
     problem = store.save(Settings(), path)
     zh = problem.sentence(Language("zh"))
     assert "Errno" not in zh and "Read-only" not in zh and "只读" in zh, zh

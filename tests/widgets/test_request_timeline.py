@@ -114,6 +114,30 @@ def test_the_utilisation_strip_appears_only_for_the_phases_named(qtbot):
     assert image.pixelColor(decode_x, y) == theme.color("background")         # decode not drawn yet
 
 
+def test_printed_in_grey_prefill_and_decode_still_differ_by_texture(qtbot):
+    """In a black-and-white handout the two colours turn into much the same grey: decode's blocks are hatched,
+    prefill's solid, so a reader tells them apart without reading the labels."""
+    from widgets.request_timeline_state import x_of
+    theme = for_screen(THEMES["light"], 1080)
+    widget = RequestTimeline(theme)
+    qtbot.addWidget(widget)
+    widget.resize(1880, 520)
+    widget.set_state(state())
+    image = widget.grab().toImage()
+    layout = widget.layout_now()
+    shown = state()
+    bar, window = layout.zoom_bar, zoom_window(shown)
+
+    def greys(x0: float, x1: float) -> set[int]:
+        """The grey levels in a band of the zoom bar clear of its labels (between the words and the edge)."""
+        y0, y1 = round(bar.top() + 2), round(bar.top() + bar.height() * 0.2)
+        return {image.pixelColor(x, y).lightness() for x in range(round(x0), round(x1)) for y in range(y0, y1)}
+    split = x_of(shown.prefill_seconds, window, bar.left(), bar.width())
+    prefill, decode = greys(bar.left() + 4, split - 4), greys(split + 8, split + 60)
+    assert len(prefill) == 1                       # one flat grey
+    assert max(decode) - min(decode) > 40          # a pattern: light lines across the dark
+
+
 def table(**extra) -> TableState:
     rows = tuple((Cell(f"{b}", key=f"{b}.batch"), Cell("1.84%", bar=0.0184), Cell("31.2 ms"), Cell("memory-bound"),
                   Cell("32.5×", key=f"{b}.price")) for b in (1, 8, 64, 256, 987))
