@@ -1,96 +1,70 @@
-"""Scene 6, "tokens" (seed 1.6): real tokenizers side by side, Chinese against English, what a token costs.
+"""The view of "tokens": the seed's examples cut, the Chinese/English ratios, the prices, and a playground.
 
-A thin view over ``tokens_model`` (jobs: seed cuts, corpus counts, the
-playground), ``tokens_corpus_model`` (the parallel text) and
-``tokens_stage_model`` (widget states, caption and note values). Builds: the
-seed's examples cut by real tokenizers, the Chinese/English ratio per tokenizer
-on a parallel corpus, the price of input and output tokens (the report's) and
-of the same content in each language, and a playground.
+It hands the story's states to the page the story names. Its mutable parts are
+the person's ``Choices`` and the ``Results`` so far (each one frozen value,
+replaced), the text boxes (what a person typed lives there; the deck keeps the
+scene across scene and language changes), and the workers and debounce timers.
 
-Everything that reads a vocabulary runs on the kit's ``Worker``: typing is
-debounced (a parented single-shot timer), a superseded job is cancelled
-between chunks and its result dropped, a progress bar shows while the
-playground works, and the window keeps painting. What a person typed lives in
-the text boxes of this scene, which the deck keeps across scene and language
-changes.
+Everything that reads a vocabulary runs in the tokenizer process
+(``tokenizer_process``), waited for on the kit's ``Worker`` threads: the window
+keeps painting while a vocabulary loads or a 10 MB paste is counted. Typing is
+debounced (a parented single-shot timer), a superseded count stops between
+chunks and its result is dropped, and a progress bar shows while the
+playground works. What every visit shows first (``prepared``: the seed's cuts,
+the corpus counts) is worked out once per run of the app and shown at once.
 """
 from __future__ import annotations
 
-import threading
+from dataclasses import replace
+from functools import partial
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from desktop.scene import Scene, SceneContext
-from desktop.scenes.tokens_controls import PlaygroundEditor, TokensControls, preview, set_editor_font
-from desktop.scenes.tokens_corpus_model import (
-    MAX_PAIRS, PastedCorpus, app_corpus, corpus_job, counted_tokenizers, pasted_corpus_job,
-)
-from desktop.scenes.tokens_model import (
-    BUILDS, DEFAULT_TOKENIZERS, LARGE_PASTE_CHARS, VISIBLE_CHARS, PlaygroundResult, chosen_ids, playground_job, safe_job, seed_job,
-)
-from desktop.scenes import tokens_stage_model as stage
-from desktop.worker import Worker
+from desktop.kit.idle import never_on_screen
+from desktop.kit.scene import Scene
+from desktop.kit.worker import Worker
 from engine import InputError
-from engine.units import format_count
 from widgets.ratio_bars import RatioBars
 from widgets.token_view import TokenView
 
-# Typing is tokenized this long after the last key: quick enough to feel live, slow enough not to run per key.
+from . import prepared, tokenizer_process
+from .controls import GuardedTextBox, TokensControls, set_editor_font
+from .corpus import pasted_corpus_job
+from .cuts import VISIBLE_CHARS, chosen_ids, playground_job, safe_job, tokenizer_ids
+from .story import Choices, Results, TokensInputs, TokensStory
+
+# Typing is counted this long after the last key: quick enough to feel live, slow enough not to run per key.
 DEBOUNCE_MS = 250
 PARALLEL_DEBOUNCE_MS = 400
-PAGES = {"what": 0, "chinese": 1, "cost": 2, "playground": 3}
-# Vocabularies start loading this long after the scene is first shown: loading one holds Python's GIL for
-# 60-280 ms (engine.tokenizer_vocab), so it waits until the scene's first frames are on screen and the stage
-# is still, rather than delaying the key press that brought the scene in.
-FIRST_LOAD_DELAY_MS = 400
 
 
 class TokensScene(Scene):
-    number = 6
-    key = "tokens"
-    build_names = BUILDS
+    Story = TokensStory
     shows_times = True
 
-    def __init__(self, context: SceneContext, parent: QWidget | None = None):
-        super().__init__(context, parent)
-        self._chosen = DEFAULT_TOKENIZERS
-        self._cuts = None                         # seed cuts, once loaded
-        self._counts = None                       # corpus counts of the counted tokenizers (``_counted``)
-        self._parallel = app_corpus()
-        self._own_parallel = False
-        self._parallel_read = None                # what the person's parallel text gave, once read
-        self._played: PlaygroundResult | None = None
-        self._held_text: str | None = None        # a paste too large for the text box
-        self._held_bytes = 0                      # its UTF-8 size, for the note
-        self._cancel = threading.Event()          # the playground's running count stops when this is set
-        self._corpus_cancel = threading.Event()   # the corpus count's, likewise
-        self._paste_pending = False               # the person's parallel text is being read and counted
-        self._values: dict[str, str] = {}
-        self._report = context.store.report
-        self._build_stage()
-        self._controls = self.own_controls(TokensControls(self._chosen))
-        self._controls.chosen_changed.connect(self._on_chosen)
-        self._controls.toggles_changed.connect(self._refresh)
-        self._controls.parallel_changed.connect(self._parallel_timer.start)
-        self._seed_worker, self._corpus_worker, self.play_worker = Worker(self), Worker(self), Worker(self)
-        self._seed_worker.finished.connect(self._on_seed)
-        self._corpus_worker.finished.connect(self._on_counts)
+    def __init__(self, kit, parent: QWidget | None = None):
+        super().__init__(kit, parent)
+        self._choices = Choices()
+        # What earlier visits or the idle time after the first frame worked out shows at once (a preview too).
+        self._results = Results().with_profiles(prepared.known(tokenizer_ids()))
+        self._create_stage()
+        self._side = self.own_controls(TokensControls(self._choices))
+        self._side.choices_changed.connect(self._on_choices)
+        self._side.parallel.edited.connect(self._parallel_timer.start)
+        self._profiles_worker, self._corpus_worker, self.play_worker = Worker(self), Worker(self), Worker(self)
+        self._profiles_worker.finished.connect(self._on_profiles)
+        self._corpus_worker.finished.connect(self._on_pasted)
         self.play_worker.finished.connect(self._on_played)
-        for worker in (self._seed_worker, self._corpus_worker, self.play_worker):
+        for worker in (self._profiles_worker, self._corpus_worker, self.play_worker):
             worker.failed.connect(self._on_failed)
         self.play_worker.busy_changed.connect(self.busy.setVisible)
-        self._started = False                     # vocabularies asked for (first show, a choice, an export)
-        self._first_load = QTimer(self)
-        self._first_load.setSingleShot(True)
-        self._first_load.setInterval(FIRST_LOAD_DELAY_MS)
-        self._first_load.timeout.connect(self._load_chosen)
-        self.retranslate()
-        self.editor.setPlainText(self.text("label.sample"))
-        self.go_to_build(0, animate=False)
+        self.editor.set_full_text(self.text("label.sample"))
+        self.editor.edited.connect(self._on_typed)
+        self.start()
 
-    def _build_stage(self) -> None:
-        theme = self.context.theme
+    def _create_stage(self) -> None:
+        theme = self.kit.theme
         self.seed_view = self.themed(TokenView(theme, self))
         self.ratio_bars = self.themed(RatioBars(theme, self))
         self.price_bars = self.themed(RatioBars(theme, self))
@@ -104,11 +78,9 @@ class TokensScene(Scene):
         column = QVBoxLayout(play_page)
         column.setContentsMargins(0, 0, 0, 0)
         top = QHBoxLayout()
-        self.editor = PlaygroundEditor(play_page)
-        self.editor.large_paste.connect(self.set_playground_text)
-        self.editor.textChanged.connect(self._on_typed)
+        self.editor = GuardedTextBox(play_page)
         self.clear_button = QPushButton(play_page)
-        self.clear_button.clicked.connect(self.clear_playground)
+        self.clear_button.clicked.connect(self.editor.clear_text)
         top.addWidget(self.editor, 1)
         top.addWidget(self.clear_button)
         self.busy = QProgressBar(play_page)
@@ -123,48 +95,42 @@ class TokensScene(Scene):
         column.addLayout(top)
         column.addWidget(self.busy)
         column.addWidget(self.play_view, 1)
-        self.pages = [self.seed_view, self.ratio_bars, cost_page, play_page]
+        self.pages = {"seed": self.seed_view, "ratio": self.ratio_bars, "cost": cost_page, "playground": play_page}
+        self.widgets = {"seed": self.seed_view, "ratio": self.ratio_bars, "price": self.price_bars,
+                        "cost": self.cost_bars, "playground": self.play_view}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for page in self.pages:
+        for page in self.pages.values():
             layout.addWidget(page, 1)
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(DEBOUNCE_MS)
-        self._debounce.timeout.connect(self._start_playground)
-        self._parallel_timer = QTimer(self)
-        self._parallel_timer.setSingleShot(True)
-        self._parallel_timer.setInterval(PARALLEL_DEBOUNCE_MS)
-        self._parallel_timer.timeout.connect(self._on_parallel_text)
+        self._debounce = self._timer(DEBOUNCE_MS, self._count_playground)
+        self._parallel_timer = self._timer(PARALLEL_DEBOUNCE_MS, self._read_parallel)
 
-    # -- the contract ----------------------------------------------------------------------------------
-    def controls(self) -> QWidget:
-        return self._controls
+    def _timer(self, milliseconds: int, slot) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(milliseconds)
+        timer.timeout.connect(slot)
+        return timer
 
-    def show_build(self, index: int, animate: bool) -> None:
-        shown = PAGES[self.phase()]
-        for n, page in enumerate(self.pages):
-            page.setVisible(n == shown)
-        self._refresh()
+    # -- the scene contract ----------------------------------------------------------------------------------
+    def control_values(self) -> TokensInputs:
+        return TokensInputs(self._choices, self._results)
+
+    def present(self, story: TokensStory, animate: bool) -> None:
+        for name, page in self.pages.items():
+            page.setVisible(name == story.page)
+        for name, state in story.states().items():
+            self.widgets[name].set_state(state)
+        self._side.parallel_status.setText(story.parallel_status())
 
     def on_report(self, scenario, report) -> None:
-        self._report = report
-        counted = tuple(c.tokenizer for c in self._counts or ())
-        if self._counts is not None and counted != self._counted():     # another model: its tokenizer for the notes
-            self._count_corpus()
-        self._refresh()
-        self.texts_changed.emit()
+        super().on_report(scenario, report)
+        self._ask()                                # another model: its tokenizer's counts, for the notes
 
-    def retranslate(self) -> None:
-        self._controls.retranslate(self.text)
+    def retranslate_controls(self) -> None:
+        self._side.retranslate(self.text)
         self.clear_button.setText(self.text("control.clear"))
         self.editor.setPlaceholderText(self.text("control.playground_hint"))
-        self._update_parallel_status()
-        self._refresh()
-        self.texts_changed.emit()
-
-    def caption_values(self) -> dict[str, str]:
-        return self._values
 
     def set_theme(self, theme) -> None:
         super().set_theme(theme)
@@ -177,177 +143,143 @@ class TokensScene(Scene):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if not self._started and not self._first_load.isActive():
-            self._first_load.start()
+        self._ask()
 
     def prepare_for_export(self) -> None:
-        """A still picture cannot wait for the workers: what is missing is computed here, once."""
-        self._first_load.stop()
-        self._started = True
-        if self._cuts is None or self._seed_worker.busy:
-            self._seed_worker.cancel()
-            self._on_seed(seed_job(self._chosen))
-        pasted = self._paste_pending or self._parallel_timer.isActive()
-        if self._counts is None or self._corpus_worker.busy or pasted:
+        """A still picture cannot wait for the workers: what is missing is worked out here, waited for."""
+        self._debounce.stop()
+        for worker in (self._profiles_worker, self._corpus_worker, self.play_worker):
+            worker.cancel()
+        story = self.story()
+        results = self._results.with_profiles(prepared.profiles(story.counted))
+        if self._parallel_timer.isActive() or results.reading_paste or story.paste_to_count_again():
             self._parallel_timer.stop()
-            self._corpus_cancel.set()
-            self._corpus_worker.cancel()
-            if pasted:
-                self._paste_pending = False
-                self._on_counts(safe_job(pasted_corpus_job, self._controls.parallel.toPlainText(), self._counted()))
-            else:
-                self._on_counts(safe_job(corpus_job, self._parallel, self._counted()))
-        if self._played is None or self._debounce.isActive() or self.play_worker.busy:
-            self._debounce.stop()
-            self.play_worker.cancel()
-            self._on_played(safe_job(playground_job, self.playground_text(), self._chosen))
+            results = replace(results, reading_paste=False, pasted=self._count_parallel_now())
+        if results.played is None or results.counting:
+            results = replace(results, counting=False, played=tokenizer_process.run(
+                safe_job, playground_job, self.editor.full_text(), self._choices.chosen, VISIBLE_CHARS,
+                self.editor.held is not None))
+        self._set_results(results, texts_changed=False)
         super().prepare_for_export()
 
-    # -- what the stage shows --------------------------------------------------------------------------
-    def _refresh(self) -> None:
-        spaces, ids = self._controls.show_spaces.isChecked(), self._controls.show_ids.isChecked()
-        text = self.text
-        pairs = len(self._parallel.pairs)
-        self._values = stage.figures(self._report, self._counts, self._cuts, pairs, self._chosen, text)
-        phase = self.phase()
-        if phase == "what":
-            self.seed_view.set_state(stage.seed_state(self._cuts, self._chosen, text, spaces, ids))
-        elif phase == "chinese":
-            self.ratio_bars.set_state(stage.ratio_state(self._counts, pairs, self._own_parallel, text, self._chosen))
-        elif phase == "cost":
-            self.price_bars.set_state(stage.price_state(self._report, text, self.context.refusal_text))
-            self.cost_bars.set_state(stage.cost_state(self._counts, self._chosen, self._report, text))
-        else:
-            self.play_view.set_state(stage.playground_state(self._played, text, spaces, ids, self._held_bytes))
+    # -- asking the tokenizer process --------------------------------------------------------------------------
+    def _ask(self) -> None:
+        """Ask for what the story shows and the results lack (never for a render that is never on screen)."""
+        if never_on_screen(self) or not self.isVisible():
+            return
+        story = self.story()
+        missing = story.missing_profiles()
+        if missing:
+            found = prepared.known(missing)        # worked out for an earlier visit, or in idle time
+            if found:
+                self._set_results(self._results.with_profiles(found), texts_changed=False)
+            if len(found) < len(missing):
+                self._profiles_worker.run(prepared.profiles, missing)
+        if story.paste_to_count_again() and not self._parallel_timer.isActive():
+            self._read_parallel(keep_counts=True)
+        due = self._results.played is None or self._results.counting
+        if due and not self._debounce.isActive() and not self.play_worker.busy:
+            self._count_playground()
 
-    # -- the seed's examples and the corpus ------------------------------------------------------------------
-    def _on_seed(self, cuts) -> None:
-        self._cuts = cuts
-        self._refresh()
-        self.texts_changed.emit()
-
-    def _on_parallel_text(self) -> None:
-        """The person's parallel text changed: read and count it on the worker (a large paste stays responsive)."""
-        self._counts = None
-        self._refresh()
-        self._paste_pending = True
-        self._corpus_worker.run(safe_job, pasted_corpus_job, self._controls.parallel.toPlainText(), self._counted(),
-                                self._new_corpus_cancel())
-
-    def _count_corpus(self) -> None:
-        """Count the corpus again with ``_counted()`` (another choice, another model). A paste still being read
-        is read again with the current text: counting the old corpus would supersede it and lose it."""
-        if self._paste_pending or self._parallel_timer.isActive():
-            self._on_parallel_text()
-        else:
-            self._corpus_worker.run(safe_job, corpus_job, self._parallel, self._counted(), self._new_corpus_cancel())
-
-    def _new_corpus_cancel(self) -> threading.Event:
-        """The running corpus count stops at its next pair; the next one gets a fresh event."""
-        self._parallel_timer.stop()
-        self._corpus_cancel.set()
-        self._corpus_cancel = threading.Event()
-        return self._corpus_cancel
+    def _on_profiles(self, found) -> None:
+        self._set_results(self._results.with_profiles(found))
+        if not tokenizer_process.in_process():      # memory follows what is shown (never this process's own)
+            tokenizer_process.submit(prepared.keep_only, self.story().counted)
+        self._ask()
 
     def _on_failed(self, _message: str) -> None:
         """A job failed in a way the engine did not refuse with a sentence: say so in the person's language."""
         self.show_note(self.text("label.failed"))
 
-    def _on_counts(self, counts) -> None:
-        if isinstance(counts, InputError):
-            self._paste_pending = False
-            self.show_note(self.context.refusal_text(counts))
-            return
-        if isinstance(counts, PastedCorpus):      # the person's parallel text, read and counted
-            self._paste_pending = False
-            self._own_parallel, self._parallel_read, self._parallel = counts.own, counts.read, counts.counted
-            self._update_parallel_status()
-            counts = counts.counts
-        self._counts = counts
-        self._refresh()
+    def _set_results(self, results: Results, texts_changed: bool = True) -> None:
+        if results != self._results:
+            self._results = results
+            self.refresh()
+            if texts_changed:
+                self.texts_changed.emit()          # a result the frame did not make: captions may read otherwise
+
+    # -- the person's choices and parallel text ----------------------------------------------------------------
+    def _on_choices(self) -> None:
+        self._choices = self._side.choices(chosen_ids(self._side.chosen()))
+        if self._results.played is not None:       # the playground counts again with the new tokenizers
+            self._results = replace(self._results, counting=True)
+            self._debounce.start()
+        self.refresh()
         self.texts_changed.emit()
+        if self._results.reading_paste:            # a paste being read: read again, counted with them
+            self._read_parallel()
+        self._ask()
 
-    def _update_parallel_status(self) -> None:
-        own = self._parallel_read
-        if own is None or not own.pairs:
-            self._controls.parallel_status.setText(self.text("control.parallel_none"))
+    def _read_parallel(self, keep_counts: bool = False) -> None:
+        """Read and count the person's parallel text in the tokenizer process (a large paste stays responsive);
+        its old counts leave the stage unless only a tokenizer was added (``keep_counts``)."""
+        self._parallel_timer.stop()
+        if not keep_counts:
+            self._set_results(replace(self._results, reading_paste=True), texts_changed=False)
+        box = self._side.parallel
+        self._corpus_worker.run(partial(tokenizer_process.run, channel="corpus"), safe_job, pasted_corpus_job,
+                                box.full_text(), self.story().counted, box.held is not None)
+
+    def _count_parallel_now(self):
+        box = self._side.parallel
+        pasted = tokenizer_process.run(safe_job, pasted_corpus_job, box.full_text(), self.story().counted,
+                                       box.held is not None)
+        return None if isinstance(pasted, InputError) else pasted
+
+    def _on_pasted(self, pasted) -> None:
+        if isinstance(pasted, InputError):
+            self.show_note(self.kit.refusal_text(pasted))
+            self._set_results(replace(self._results, reading_paste=False))
             return
-        status = self.text("control.parallel_read", pairs=format_count(len(own.pairs)),
-                            skipped=format_count(len(own.skipped_lines)))
-        if own.cut_pairs:
-            status += " " + self.text("control.parallel_cut", cut=format_count(own.cut_pairs),
-                                       most=format_count(MAX_PAIRS))
-        self._controls.parallel_status.setText(status)
+        self._set_results(replace(self._results, pasted=pasted, reading_paste=False))
+        self._ask()
 
-    def _on_chosen(self, chosen) -> None:
-        self._chosen = chosen_ids(chosen)
-        self._load_chosen()
-        self._refresh()
-
-    def _counted(self) -> tuple[str, ...]:
-        """The tokenizers the corpus is counted with: the chosen ones and the scenario model's (for the notes)."""
-        return counted_tokenizers(self._chosen, self.context.store.scenario.model)
-
-    def _load_chosen(self) -> None:
-        """Seed cuts and corpus counts for the chosen tokenizers, on the workers, and the playground's text.
-        Only chosen vocabularies are loaded (each takes tens of MB resident), so memory follows the choice."""
-        self._started = True
-        self._first_load.stop()
-        self._seed_worker.run(seed_job, self._chosen)
-        self._count_corpus()
-        self._debounce.start()
-
-    # -- the playground --------------------------------------------------------------------------------------
+    # -- the playground ------------------------------------------------------------------------------------------
     def playground_text(self) -> str:
-        """What the playground tokenizes: a held large paste, or what the box holds."""
-        return self._held_text if self._held_text is not None else self.editor.toPlainText()
+        """What the playground counts: a held large paste, or what the box holds."""
+        return self.editor.full_text()
 
     def set_playground_text(self, text: str) -> None:
         """Put ``text`` in the playground as a paste would: into the box, or held when it is too large."""
-        if len(text) > LARGE_PASTE_CHARS:
-            self._held_text = text
-            self._held_bytes = len(text.encode("utf-8", "surrogatepass"))
-            self.editor.blockSignals(True)
-            self.editor.setPlainText(preview(text))
-            self.editor.blockSignals(False)
-            self.editor.setReadOnly(True)
-            self._played = None                    # the old counts are not this text's: "counting…" until new ones
-            self._refresh()
-            self._start_playground()
-        else:
-            self._held_text, self._held_bytes = None, 0
-            self.editor.setReadOnly(False)
-            self.editor.setPlainText(text)
+        self.editor.set_full_text(text)
 
     def clear_playground(self) -> None:
-        self.set_playground_text("")
+        self.editor.clear_text()
 
     def _on_typed(self) -> None:
-        if self._held_text is None and self._started:
-            self._cancel.set()                     # what is being counted is no longer the text: drop it
-            self.play_worker.cancel()
-            self._debounce.start()
+        """The box changed: what is being counted is no longer its text. A held paste is counted at once (its
+        old counts gone: "counting…"); typing after the debounce."""
+        tokenizer_process.cancel("playground")
+        self.play_worker.cancel()
+        if self.editor.held is not None:
+            self._set_results(replace(self._results, played=None, counting=True), texts_changed=False)
+            self._count_playground()
+            return
+        self._set_results(replace(self._results, counting=True, box_empty=self.editor.document().isEmpty()),
+                          texts_changed=False)
+        self._debounce.start()
 
     def flush_typing(self) -> None:
-        """Tokenize what was typed now rather than after the debounce (a benchmark's hand, a test)."""
-        if self._debounce.isActive() and self._started:
-            self._start_playground()
+        """Count what was typed now rather than after the debounce (a benchmark's hand, a test)."""
+        if self._debounce.isActive():
+            self._count_playground()
 
-    def _start_playground(self) -> None:
+    def _count_playground(self) -> None:
         self._debounce.stop()
-        self._cancel.set()                         # the job before this one stops at its next chunk
-        self._cancel = threading.Event()
-        self.play_worker.run(safe_job, playground_job, self.playground_text(), self._chosen, VISIBLE_CHARS, self._cancel)
+        if never_on_screen(self):
+            return
+        self.play_worker.run(partial(tokenizer_process.run, channel="playground"), safe_job, playground_job,
+                             self.editor.full_text(), self._choices.chosen, VISIBLE_CHARS,
+                             self.editor.held is not None)
 
     def _on_played(self, result) -> None:
         if isinstance(result, InputError):
-            self.show_note(self.context.refusal_text(result))
+            self.show_note(self.kit.refusal_text(result))
             return
-        self._played = result
-        self._refresh()
+        self._set_results(replace(self._results, played=result, counting=False), texts_changed=False)
 
-    def playground_result(self) -> PlaygroundResult | None:
-        return self._played
+    def playground_result(self):
+        return self._results.played
 
 
 SCENE = TokensScene
