@@ -1,5 +1,6 @@
 """Scene 6's tokenizer process: jobs run in a process of their own that imports no Qt, give the engine's
-answers, stop when superseded, and the process survives being killed and never outlives a killed app."""
+answers, stop when superseded; the process survives being killed, never outlives a killed app, and ends a while
+after the scene was left (what it showed stays; the next count starts another)."""
 from __future__ import annotations
 
 import os
@@ -14,6 +15,7 @@ import pytest
 from desktop.scenes.tokens import prepared, tokenizer_process
 from desktop.scenes.tokens.cuts import Cancelled, count_in_chunks, playground_job
 from engine.tokens import count_tokens
+from tests.desktop.test_tokens import PLAYGROUND, make, played
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,3 +85,19 @@ def test_the_process_ends_with_a_killed_app():
     finally:
         app.kill()
         app.stdout.close()
+
+
+def test_leaving_the_scene_ends_the_process_later_and_the_next_count_starts_another(qtbot):
+    scene = make(qtbot)
+    scene.go_to_build(PLAYGROUND)
+    played(qtbot, scene, "推理 first")
+    before = tokenizer_process.run(os.getpid)
+    scene.hide()
+    assert scene._release.isActive()
+    scene._release.timeout.emit()                       # the scene has been left long enough
+    assert _exited(before, 30)
+    scene.show()
+    assert scene.playground_result() is not None and not scene.play_worker.busy     # what it showed stays
+    result = played(qtbot, scene, "推理 again")
+    assert [lane.count for lane in result.lanes] == [count_tokens(lane.tokenizer, "推理 again") for lane in result.lanes]
+    assert tokenizer_process.run(os.getpid) not in (before, os.getpid())

@@ -77,11 +77,9 @@ def in_process() -> bool:
     return bool(_in_process)
 
 
-def start() -> None:
-    """Start the process now (it takes a few tenths of a second, in the process itself); returns at once."""
-    pool = _the_pool()
-    if pool is not None:
-        pool.submit(int)               # the pool starts its process on its first job
+def running() -> bool:
+    """Whether a tokenizer process has been started and not ended since (it holds vocabularies)."""
+    return _pool is not None
 
 
 def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> Future:
@@ -137,6 +135,16 @@ def stop() -> None:
         # Waiting here, before concurrent.futures' own exit hook, also keeps that hook from waking a manager
         # thread that is closing its pipe at that moment (Python 3.11 then prints an OSError on the way out).
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def release() -> None:
+    """End the process once its queued jobs are done, now that no scene shows what its vocabularies cut (a few
+    hundred MB); returns at once. The next job starts a new one."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.shutdown(wait=False)
 
 
 def _take(channel: str | None) -> Superseded | None:

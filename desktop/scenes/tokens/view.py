@@ -37,6 +37,9 @@ from .story import Choices, Results, TokensInputs, TokensStory
 # Typing is counted this long after the last key: quick enough to feel live, slow enough not to run per key.
 DEBOUNCE_MS = 250
 PARALLEL_DEBOUNCE_MS = 400
+# The tokenizer process (and the vocabularies it holds, a few hundred MB) ends this long after the scene was left:
+# long enough for a presenter who steps back to it, and what it showed stays (the next count starts a new one).
+RELEASE_AFTER_MS = 60_000
 
 
 class TokensScene(Scene):
@@ -104,6 +107,7 @@ class TokensScene(Scene):
             layout.addWidget(page, 1)
         self._debounce = self._timer(DEBOUNCE_MS, self._count_playground)
         self._parallel_timer = self._timer(PARALLEL_DEBOUNCE_MS, self._read_parallel)
+        self._release = self._timer(RELEASE_AFTER_MS, self._release_vocabularies)
 
     def _timer(self, milliseconds: int, slot) -> QTimer:
         timer = QTimer(self)
@@ -143,7 +147,18 @@ class TokensScene(Scene):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self._release.stop()
         self._ask()
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        release = getattr(self, "_release", None)     # None while Python tears a scene down under a live widget
+        if release is not None and not never_on_screen(self):
+            release.start()
+
+    def _release_vocabularies(self) -> None:
+        if not self.isVisible():
+            tokenizer_process.release()
 
     def prepare_for_export(self) -> None:
         """A still picture cannot wait for the workers: what is missing is worked out here, waited for."""
@@ -154,11 +169,13 @@ class TokensScene(Scene):
         results = self._results.with_profiles(prepared.profiles(story.counted))
         if self._parallel_timer.isActive() or results.reading_paste or story.paste_to_count_again():
             self._parallel_timer.stop()
-            results = replace(results, reading_paste=False, pasted=self._count_parallel_now())
+            pasted = tokenizer_process.run(*self._parallel_job())
+            results = replace(results, reading_paste=False,
+                              pasted=results.pasted if isinstance(pasted, InputError) else pasted)
         if results.played is None or results.counting:
-            results = replace(results, counting=False, played=tokenizer_process.run(
-                safe_job, playground_job, self.editor.full_text(), self._choices.chosen, VISIBLE_CHARS,
-                self.editor.held is not None))
+            played = tokenizer_process.run(*self._playground_job())
+            results = replace(results, counting=False,
+                              played=results.played if isinstance(played, InputError) else played)
         self._set_results(results, texts_changed=False)
         super().prepare_for_export()
 
@@ -183,9 +200,14 @@ class TokensScene(Scene):
 
     def _on_profiles(self, found) -> None:
         self._set_results(self._results.with_profiles(found))
-        if not tokenizer_process.in_process():      # memory follows what is shown (never this process's own)
-            tokenizer_process.submit(prepared.keep_only, self.story().counted)
+        self._keep_only_what_is_counted()
         self._ask()
+
+    def _keep_only_what_is_counted(self) -> None:
+        """Memory follows what is shown: the tokenizer process drops the vocabularies no longer counted with
+        (never this process's own, which another scene may be using)."""
+        if tokenizer_process.running():
+            tokenizer_process.submit(prepared.keep_only, self.story().counted)
 
     def _on_failed(self, _message: str) -> None:
         """A job failed in a way the engine did not refuse with a sentence: say so in the person's language."""
@@ -209,6 +231,7 @@ class TokensScene(Scene):
         if self._results.reading_paste:            # a paste being read: read again, counted with them
             self._read_parallel()
         self._ask()
+        self._keep_only_what_is_counted()
 
     def _read_parallel(self, keep_counts: bool = False) -> None:
         """Read and count the person's parallel text in the tokenizer process (a large paste stays responsive);
@@ -216,15 +239,12 @@ class TokensScene(Scene):
         self._parallel_timer.stop()
         if not keep_counts:
             self._set_results(replace(self._results, reading_paste=True), texts_changed=False)
-        box = self._side.parallel
-        self._corpus_worker.run(partial(tokenizer_process.run, channel="corpus"), safe_job, pasted_corpus_job,
-                                box.full_text(), self.story().counted, box.held is not None)
+        self._corpus_worker.run(partial(tokenizer_process.run, channel="corpus"), *self._parallel_job())
 
-    def _count_parallel_now(self):
+    def _parallel_job(self) -> tuple:
+        """The job that reads and counts the person's parallel text, and its arguments."""
         box = self._side.parallel
-        pasted = tokenizer_process.run(safe_job, pasted_corpus_job, box.full_text(), self.story().counted,
-                                       box.held is not None)
-        return None if isinstance(pasted, InputError) else pasted
+        return safe_job, pasted_corpus_job, box.full_text(), self.story().counted, box.held is not None
 
     def _on_pasted(self, pasted) -> None:
         if isinstance(pasted, InputError):
@@ -268,9 +288,12 @@ class TokensScene(Scene):
         self._debounce.stop()
         if never_on_screen(self):
             return
-        self.play_worker.run(partial(tokenizer_process.run, channel="playground"), safe_job, playground_job,
-                             self.editor.full_text(), self._choices.chosen, VISIBLE_CHARS,
-                             self.editor.held is not None)
+        self.play_worker.run(partial(tokenizer_process.run, channel="playground"), *self._playground_job())
+
+    def _playground_job(self) -> tuple:
+        """The job that counts the playground's text, and its arguments."""
+        return safe_job, playground_job, self.editor.full_text(), self._choices.chosen, VISIBLE_CHARS, \
+            self.editor.held is not None
 
     def _on_played(self, result) -> None:
         if isinstance(result, InputError):
