@@ -19,11 +19,13 @@ A 5 ms precise timer measures the gaps: a gap is the time between two of its tic
 less its interval. On a shared machine a gap also holds the time other processes
 (the tokenizer process among them) had the CPU, so each gap is also given as this
 process's own CPU time within it (all its threads: a thread holding the GIL counts);
-the budget applies to that, the app's own stall; the wall-clock gap is printed beside it. ``--prepare`` also calls, in idle time after the first frame, what
-the app is to do there, one event-loop turn each: import the scene's view, then (scene 6)
-start ``desktop.scenes.tokens.prepared.prepare``. Until the window does so itself, this
-measures the first visit as it will be.
-Exit 1 when a budget is exceeded.
+the budget applies to that, the app's own stall; the wall-clock gap is printed beside it.
+
+``--prepare`` also does, in idle time after the first frame, what the app is to do
+there, one event-loop turn each: import the scene's view, then call its
+``prepare_before_first_visit(kit)`` where it has one (scene 6: start working out its
+first build in the tokenizer process). Until the window does so itself, this measures
+the first visit as it will be. Exit 1 when a budget is exceeded.
 """
 from __future__ import annotations
 
@@ -75,11 +77,12 @@ def main() -> int:
     parser.add_argument("--after", type=float, default=1.0, help="seconds after the first frame (default 1)")
     parser.add_argument("--step", type=float, default=0.8, help="seconds on each build (default 0.8)")
     parser.add_argument("--prepare", action="store_true",
-                        help="call scene 6's preparation in idle time after the first frame, as the app is to")
+                        help="prepare the scene in idle time after the first frame, as the app is to")
     args = parser.parse_args()
 
     os.environ["INFERENCE_PHYSICS_CONFIG_DIR"] = tempfile.mkdtemp(prefix="ip-first-visit-")
     from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+    from desktop.kit.scene import SceneKit
     from memory import build_window        # benchmarks/memory.py: the real window, as the app builds it
 
     app, window, store = build_window()    # shown: its first frame is painted once the event loop runs
@@ -132,13 +135,14 @@ def main() -> int:
         QTimer.singleShot(round(args.step * 1000), step)
 
     def prepare() -> None:
-        """What the app is to do in idle time after its first frame: one job per event-loop turn."""
+        """What the app is to do in idle time after its first frame, one job per event-loop turn: import the
+        scene's view, then call its ``prepare_before_first_visit(kit)`` where it has one."""
         state["doing"] = f"importing {args.scene}'s view in idle time"
-        importlib.import_module(f"desktop.scenes.{args.scene}.view")
+        cls = importlib.import_module(f"desktop.scenes.{args.scene}.view").SCENE
         state["doing"] = "idle after the first frame"
-        if args.scene == "tokens":
-            from desktop.scenes.tokens import prepared
-            QTimer.singleShot(0, lambda: prepared.prepare(store.scenario.model))
+        if hasattr(cls, "prepare_before_first_visit"):
+            kit = SceneKit(window.language, store, window.theme)
+            QTimer.singleShot(0, lambda: cls.prepare_before_first_visit(kit))
 
     class FirstFrame(QObject):
         seen = False

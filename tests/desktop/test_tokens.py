@@ -319,3 +319,14 @@ def test_once_prepared_a_first_visit_shows_the_real_cuts_and_ratios_at_once(qtbo
     assert scene.seed_view.state.footer != loading                   # before it is even shown
     scene.go_to_build(BUILDS.index("chinese"))
     assert scene.ratio_bars.state.footer != loading and scene.ratio_bars.state.bars
+
+
+def test_a_tokenizer_ticked_whose_cuts_are_known_shows_them_at_once_and_the_caption_follows(qtbot):
+    scene = make(qtbot)
+    prepared.profiles(("gpt2", "o200k_base"))               # worked out before (another visit, idle time)
+    scene.go_to_build(BUILDS.index("chinese"))
+    captions = []
+    scene.texts_changed.connect(lambda: captions.append(scene.caption()))
+    choose(scene, ("o200k_base", "gpt2"))                  # in the registry's order
+    assert not scene.story().missing_profiles() and len(scene.ratio_bars.state.bars) == 2
+    assert captions and captions[-1] == scene.caption() and "…" not in scene.caption()

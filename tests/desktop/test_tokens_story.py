@@ -116,6 +116,8 @@ def test_the_playground_says_counting_while_the_box_holds_text_whose_count_has_n
     assert footer(played=empty) == "label.empty|"                                     # the box is empty
     assert footer(played=empty, counting=True, box_empty=False) == "label.counting|"  # typed into it: counting
     assert footer(played=empty, counting=True, box_empty=True) == "label.empty|"      # cleared again
+    assert story("playground").playground_due() and story(played=empty, counting=True).playground_due()
+    assert not story(played=empty).playground_due()
     words = playground_job("some words", DEFAULT_TOKENIZERS)
     typing = story("playground", played=words, counting=True).states()["playground"]
     assert len(typing.rows) == len(DEFAULT_TOKENIZERS)          # the last counts stay while typing goes on

@@ -97,6 +97,10 @@ class TokensStory(Story):
         pasted = self.results.pasted
         return pasted is not None and pasted.own and not set(self.counted) <= set(pasted.tokenizers)
 
+    def playground_due(self) -> bool:
+        """Whether the playground's text is still to be counted (never yet, or changed since its count)."""
+        return self.results.played is None or self.results.counting
+
     @cached_property
     def cuts(self) -> dict[tuple[str, str], SeedCut]:
         """The chosen tokenizers' cuts of the seed's examples, by (example, tokenizer), as far as known."""

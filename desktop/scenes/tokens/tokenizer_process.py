@@ -30,11 +30,13 @@ with any ``spawn`` process, a script that uses the scene needs the usual
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from concurrent.futures import Future
+from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -92,7 +94,8 @@ def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> F
         if pool is None:
             break
         try:
-            future = pool.submit(job, *args, **kwargs)
+            with _interrupts_blocked():                     # a process started here inherits the block
+                future = pool.submit(job, *args, **kwargs)
         except (BrokenProcessPool, RuntimeError):          # it died since the last job: a new one
             with _lock:
                 _forget(pool)
@@ -145,6 +148,21 @@ def release() -> None:
         pool, _pool = _pool, None
     if pool is not None:
         pool.shutdown(wait=False)
+
+
+@contextmanager
+def _interrupts_blocked() -> Iterator[None]:
+    """Ctrl+C blocked in this thread meanwhile: a process started now starts with it blocked, so a Ctrl+C in the
+    terminal while it imports (before ``_started`` ignores it) prints no traceback of its own; the app, whose
+    other threads are unaffected, handles it."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _take(channel: str | None) -> Superseded | None:
@@ -206,11 +224,12 @@ def _forget(pool: "ProcessPoolExecutor") -> None:
 # -- in the tokenizer process -------------------------------------------------------------------------------------
 def _started(numbers) -> None:
     import multiprocessing
-    import signal
 
     global _numbers
     _numbers = numbers
     signal.signal(signal.SIGINT, signal.SIG_IGN)          # Ctrl+C in the terminal is the app's to handle
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})     # ignored now: no longer held pending
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()

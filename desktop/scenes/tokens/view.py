@@ -116,6 +116,13 @@ class TokensScene(Scene):
         timer.timeout.connect(slot)
         return timer
 
+    @classmethod
+    def prepare_before_first_visit(cls, kit) -> None:
+        """Idle time after the app's first frame: start working out what the first visit shows (the seed's cuts
+        and the corpus counts of the default tokenizers and the scenario model's), in the tokenizer process;
+        returns at once. The visit then shows them at once instead of a loading message."""
+        prepared.prepare(kit.store.scenario.model)
+
     # -- the scene contract ----------------------------------------------------------------------------------
     def control_values(self) -> TokensInputs:
         return TokensInputs(self._choices, self._results)
@@ -194,8 +201,7 @@ class TokensScene(Scene):
                 self._profiles_worker.run(prepared.profiles, missing)
         if story.paste_to_count_again() and not self._parallel_timer.isActive():
             self._read_parallel(keep_counts=True)
-        due = self._results.played is None or self._results.counting
-        if due and not self._debounce.isActive() and not self.play_worker.busy:
+        if story.playground_due() and not self._debounce.isActive() and not self.play_worker.busy:
             self._count_playground()
 
     def _on_profiles(self, found) -> None:
@@ -227,10 +233,10 @@ class TokensScene(Scene):
             self._results = replace(self._results, counting=True)
             self._debounce.start()
         self.refresh()
-        self.texts_changed.emit()
         if self._results.reading_paste:            # a paste being read: read again, counted with them
             self._read_parallel()
-        self._ask()
+        self._ask()                                # what is known of a new tokenizer shows at once
+        self.texts_changed.emit()
         self._keep_only_what_is_counted()
 
     def _read_parallel(self, keep_counts: bool = False) -> None:
