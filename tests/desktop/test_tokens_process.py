@@ -101,3 +101,28 @@ def test_leaving_the_scene_ends_the_process_later_and_the_next_count_starts_anot
     result = played(qtbot, scene, "推理 again")
     assert [lane.count for lane in result.lanes] == [count_tokens(lane.tokenizer, "推理 again") for lane in result.lanes]
     assert tokenizer_process.run(os.getpid) not in (before, os.getpid())
+
+
+def test_quitting_stops_the_running_count_ends_the_process_and_takes_no_more_jobs():
+    program = ("import os\n"
+               "from desktop.scenes.tokens import tokenizer_process\n"
+               "from concurrent.futures import CancelledError\n"
+               "from desktop.scenes.tokens.cuts import Cancelled, count_in_chunks\n"
+               "child = tokenizer_process.run(os.getpid)\n"
+               "long = tokenizer_process.submit(count_in_chunks, 'gpt2', '推理加速 tokens\\n' * 2_000_000,"
+               " channel='playground')\n"
+               "tokenizer_process.stop()\n"
+               "try:\n"
+               "    long.result()\n"
+               "except (Cancelled, CancelledError):\n"          # stopped at its next chunk, or never started
+               "    print('stopped', flush=True)\n"
+               "try:\n"
+               "    tokenizer_process.run(os.getpid)\n"
+               "except tokenizer_process.ProcessStopped:\n"
+               "    print('refused', flush=True)\n"
+               "print(child, flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
+    lines = done.stdout.split()
+    assert lines[:2] == ["stopped", "refused"] and _exited(int(lines[2]), 30)

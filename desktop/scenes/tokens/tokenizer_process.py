@@ -54,6 +54,8 @@ _pool: ProcessPoolExecutor | None = None
 _in_process: bool | None = None   # None: not yet tried; True: jobs run in the calling thread
 _deaths = 0
 _exit_hooked = False
+_started_one = False              # the current pool has been given a job, so it has a process
+_quitting = False
 # Each channel's current job number; shared with the process (set there by ``_started``). A plain list until the
 # process exists, and for good where it cannot.
 _numbers: Any = [0] * len(CHANNELS)
@@ -81,14 +83,16 @@ def in_process() -> bool:
 
 def running() -> bool:
     """Whether a tokenizer process has been started and not ended since (it holds vocabularies)."""
-    return _pool is not None
+    return _pool is not None and _started_one
 
 
 def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> Future:
     """``job(*args)`` in the tokenizer process (with ``cancelled=`` a ``Superseded`` when on a ``channel``)."""
     from concurrent.futures.process import BrokenProcessPool
 
+    global _started_one
     kwargs = {"cancelled": _take(channel)} if channel is not None else {}
+    future: Future
     for _attempt in range(2):
         pool = _the_pool()
         if pool is None:
@@ -100,9 +104,13 @@ def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> F
             with _lock:
                 _forget(pool)
             continue
+        _started_one = True
         future.add_done_callback(partial(_check_death, pool))
         return future
     future = Future()
+    if _quitting:
+        future.set_exception(ProcessStopped("the app is quitting: no more counts"))
+        return future
     try:
         future.set_result(job(*args, **kwargs))
     except Exception as failure:
@@ -129,11 +137,11 @@ def cancel(channel: str) -> None:
 def stop() -> None:
     """Stop every job that can stop and end the process (the app is quitting): waits for the job running, which
     a superseded flag ends at its next check (a vocabulary being loaded, a few tenths of a second at most)."""
-    global _pool
+    global _pool, _quitting
     for channel in CHANNELS:
         cancel(channel)
     with _lock:
-        pool, _pool = _pool, None
+        pool, _pool, _quitting = _pool, None, True
     if pool is not None:
         # Waiting here, before concurrent.futures' own exit hook, also keeps that hook from waking a manager
         # thread that is closing its pipe at that moment (Python 3.11 then prints an OSError on the way out).
@@ -175,12 +183,12 @@ def _take(channel: str | None) -> Superseded | None:
 
 
 def _the_pool() -> "ProcessPoolExecutor | None":
-    global _pool, _in_process, _numbers, _exit_hooked
+    global _pool, _in_process, _numbers, _exit_hooked, _started_one
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     with _lock:
-        if _pool is not None or _in_process:
+        if _pool is not None or _in_process or _quitting:
             return _pool
         if getattr(sys, "frozen", False):
             _in_process = True        # a frozen app's spawned child runs the app's own main, not ours
@@ -191,6 +199,7 @@ def _the_pool() -> "ProcessPoolExecutor | None":
             numbers[:] = list(_numbers)
             _pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_started,
                                         initargs=(numbers,))
+            _started_one = False
         except (OSError, ImportError, NotImplementedError, ValueError):
             _in_process = True
             return None
