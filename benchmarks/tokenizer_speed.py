@@ -89,7 +89,7 @@ def playground_path(text: str) -> bool:
     chosen (three by default), not all of them."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from desktop.scenes.tokens_model import playground_job, tokenizer_ids
+    from desktop.scenes.tokens.cuts import playground_job, tokenizer_ids
 
     ids = tokenizer_ids()
     best = float("inf")

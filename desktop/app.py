@@ -171,6 +171,8 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
         window.show_note(note)
     if quit_after_first_frame:
         FirstFrameWatcher(window.slide, milliseconds_since_start)
+    else:
+        window.deck.prepare_in_idle()             # every scene's first visit, readied after the first frame
     quit_on_signals = QuitOnSignals(app.quit)     # Ctrl+C or SIGTERM: out of the loop, then saved below
     try:
         code = app.exec()

@@ -6,7 +6,7 @@ at once, the others when they are next shown), the theme and the language.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget
 
 from desktop.i18n import Language
@@ -15,6 +15,10 @@ from desktop.kit.scene import Scene, SceneKit, create_scene
 from desktop.scene_failure import FailedScene
 from desktop.scenes.registry import SceneEntry, find_entry
 from widgets.theme import Theme
+
+
+# After the first frame, and after the key press that brought the first scene its own transition frames.
+PREPARE_DELAY_MS = 500
 
 
 class SceneDeck(QObject):
@@ -31,6 +35,7 @@ class SceneDeck(QObject):
         self._scenes: dict[int, Scene] = {}
         self._stale: set[int] = set()      # created scenes that have not seen the latest report
         self._position = 0
+        self._idle_jobs: list = []
         store.changed.connect(self._on_report)
         language.changed.connect(self._on_language)
 
@@ -123,6 +128,29 @@ class SceneDeck(QObject):
             return False
         self.show(position, "first")
         return True
+
+    # -- idle time after the first frame ---------------------------------------------
+    def prepare_in_idle(self, delay_ms: int = PREPARE_DELAY_MS) -> None:
+        """From ``delay_ms`` after the first frame, one job per turn of the event loop: import each scene not yet
+        made, then let it start what its first visit would wait for (``Scene.prepare_before_first_visit``), so
+        no first visit shows a loading message for long. A scene that fails here fails again, inline, when shown."""
+        jobs = []
+        for entry in self.entries:
+            jobs.append(entry.load)
+            jobs.append(lambda entry=entry: entry.load().prepare_before_first_visit(
+                SceneKit(self._language, self._store, self._theme)))
+        self._idle_jobs = jobs
+        QTimer.singleShot(delay_ms, self, self._run_idle_job)
+
+    def _run_idle_job(self) -> None:
+        if not self._idle_jobs:
+            return
+        try:
+            self._idle_jobs.pop(0)()
+        except Exception:                 # not now: its first show builds it and shows why it cannot be built
+            pass
+        if self._idle_jobs:
+            QTimer.singleShot(0, self, self._run_idle_job)
 
     # -- passing things on ----------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:

@@ -146,10 +146,12 @@ def vocabulary(info: TokenizerInfo) -> Vocabulary:
         return _loaded[info.id]
 
 
-def forget_loaded() -> None:
-    """Drop every loaded vocabulary (tests: load again from disk)."""
+def forget_loaded(keep: tuple[str, ...] = ()) -> None:
+    """Drop every loaded vocabulary but those of the tokenizer ids in ``keep`` (tests: load again from disk;
+    a process that cuts text for a scene: only what the scene shows stays in memory)."""
     with _locks_guard:
-        _loaded.clear()
+        for tokenizer_id in [t for t in _loaded if t not in keep]:
+            del _loaded[tokenizer_id]
 
 
 def is_loaded(info: TokenizerInfo) -> bool:

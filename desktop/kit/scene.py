@@ -182,6 +182,11 @@ class Scene(QWidget):
         self.clock.set_seconds(0.0)
         self.go_to_build(0, animate=False)
 
+    @classmethod
+    def prepare_before_first_visit(cls, kit: SceneKit) -> None:
+        """Idle time after the app's first frame, before the scene is first shown: start what its first visit
+        would otherwise wait for (a vocabulary, a sweep), returning at once. The default has nothing to start."""
+
     def ensure_ready(self) -> None:
         """Whatever the scene prepares in the background (a vocabulary, counts), now, on this thread: for a still
         picture, or a click that cannot wait. The default has nothing to prepare."""

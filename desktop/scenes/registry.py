@@ -24,8 +24,9 @@ SCENES = (
     "one_token",
     "prefill_decode",
     "kv_cache",
+    "tokens",
     "summary",
-)  # DEV-ONLY
+)
 
 # What the first version of the app saved as the last scene: a number. Read once, then saved as the key.
 FIRST_VERSION_NUMBERS = {1: "gpu_waits", 2: "model_memory", 3: "one_token", 4: "prefill_decode", 5: "kv_cache",

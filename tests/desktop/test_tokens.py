@@ -1,6 +1,7 @@
 """Scene 6's view: the playground counts what the engine counts, off the UI thread (a heartbeat keeps
 ticking through a 10 MB paste), stale work is dropped, bad text is cleaned with a note, what was typed
-survives a language switch, the charts are the corpus's and the report's, and every build is readable."""
+survives a language switch, the charts are the corpus's and the report's, every build is readable, no text box
+ever lays out a line long enough to slow a key, and no vocabulary is loaded in the app's own process."""
 from __future__ import annotations
 
 import itertools
@@ -13,12 +14,16 @@ from PySide6.QtCore import QMimeData, QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop.i18n import Language
-from desktop.scenario_store import ScenarioStore
 from desktop.kit.scene import SceneKit, create_scene
-from desktop.scenes.tokens import TokensScene
-from desktop.scenes.tokens_corpus_model import app_corpus
-from desktop.scenes.tokens_model import BUILDS, LARGE_PASTE_CHARS, tokenizer_ids
-from engine.tokens import count_tokens
+from desktop.scenario_store import ScenarioStore
+from desktop.scenes.tokens import prepared
+from desktop.scenes.tokens.controls import LARGE_PASTE_CHARS
+from desktop.scenes.tokens.corpus import app_corpus, counted_tokenizers
+from desktop.scenes.tokens.cuts import DEFAULT_TOKENIZERS, clean_text, tokenizer_ids
+from desktop.scenes.tokens.story import BUILDS
+from desktop.scenes.tokens.view import TokensScene
+from engine.tokenizer_vocab import is_loaded
+from engine.tokens import count_tokens, forget_loaded, list_tokenizers
 from widgets.theme import THEMES, for_screen
 
 PLAYGROUND = BUILDS.index("playground")
@@ -35,7 +40,7 @@ def make(qtbot, code="en", screen=(1024, 768), store=None, loaded=True):
     scene.show()
     qtbot.waitExposed(scene)
     if loaded:
-        qtbot.waitUntil(lambda: scene._cuts is not None and scene._counts is not None, timeout=60_000)
+        qtbot.waitUntil(lambda: not scene.story().missing_profiles(), timeout=60_000)
     return scene
 
 
@@ -105,7 +110,8 @@ def test_a_10_mb_paste_is_counted_off_the_ui_thread_while_the_window_keeps_ticki
     heartbeat.stop()
     assert len(ticks) >= 5 and any(busy_seen)                 # the event loop ran while it counted
     result = scene.playground_result()
-    assert result.clean.cut_bytes > 0 and len(result.clean.text.encode("utf-8")) <= 10_000_000
+    assert result.cut_bytes > 0 and result.characters < len(big)
+    assert result.cut_bytes == len(big.encode("utf-8")) - len(clean_text(big).text.encode("utf-8"))
     assert scene.editor.isReadOnly() and len(scene.editor.toPlainText()) < LARGE_PASTE_CHARS
     footer = scene.play_view.state.footer
     assert "10 MB" in footer and "left out" in footer
@@ -129,7 +135,7 @@ def test_a_stale_result_never_overwrites_a_newer_one(qtbot):
     scene = make(qtbot)
     scene.go_to_build(PLAYGROUND)
     scene.set_playground_text("first text " * 20000)
-    scene._start_playground()
+    scene._count_playground()
     first = scene.play_worker._future
     result = played(qtbot, scene, "second")
     assert result.characters == len("second")
@@ -144,8 +150,8 @@ def test_bad_text_never_crashes_and_is_said_so(qtbot, bad):
     scene = make(qtbot)
     scene.go_to_build(PLAYGROUND)
     result = played(qtbot, scene, bad)
-    assert [lane.count for lane in result.lanes] == [count_tokens(lane.tokenizer, result.clean.text)
-                                                     for lane in result.lanes]
+    cleaned = clean_text(scene.playground_text()).text
+    assert [lane.count for lane in result.lanes] == [count_tokens(lane.tokenizer, cleaned) for lane in result.lanes]
     footer = scene.play_view.state.footer
     if not bad:
         assert "empty" in footer
@@ -153,7 +159,7 @@ def test_bad_text_never_crashes_and_is_said_so(qtbot, bad):
         assert "surrogate" in footer
     if "\ud800" in bad:
         held = played(qtbot, scene, bad * (LARGE_PASTE_CHARS // len(bad) + 1))
-        assert held.clean.surrogates > 0 and "surrogate" in scene.play_view.state.footer
+        assert held.surrogates > 0 and "surrogate" in scene.play_view.state.footer
     if "\x00" in bad or "\u202e" in bad:
         assert "control" in footer
     assert not scene.grab().isNull()
@@ -177,8 +183,8 @@ def test_what_was_typed_survives_a_language_switch_and_leaving_the_scene(qtbot):
 
 def test_the_chart_is_the_corpus_and_pasted_parallel_text_replaces_it(qtbot):
     scene = make(qtbot)
-    with qtbot.waitSignal(scene._corpus_worker.finished, timeout=60_000):
-        choose_all_but_one(scene)
+    choose_all_but_one(scene)
+    qtbot.waitUntil(lambda: not scene.story().missing_profiles(), timeout=60_000)
     scene.go_to_build(BUILDS.index("chinese"))
     bars = scene.ratio_bars.state.bars
     pairs = app_corpus().pairs
@@ -188,7 +194,7 @@ def test_the_chart_is_the_corpus_and_pasted_parallel_text_replaces_it(qtbot):
         assert bar.value == pytest.approx(zh / en)
     with qtbot.waitSignal(scene._corpus_worker.finished, timeout=60_000):
         scene.controls().parallel.setPlainText("你好\tHello\n推理加速\tfaster inference\nno tab\n")
-    assert scene._own_parallel and "2" in scene.controls().parallel_status.text()
+    assert scene.story().own_parallel and "2" in scene.controls().parallel_status.text()
     gpt4 = scene.ratio_bars.state.bars[tokenizer_ids().index("cl100k_base")]      # still the first five
     zh = count_tokens("cl100k_base", "你好") + count_tokens("cl100k_base", "推理加速")
     en = count_tokens("cl100k_base", "Hello") + count_tokens("cl100k_base", "faster inference")
@@ -242,13 +248,14 @@ def test_every_build_is_readable_with_real_counts(qtbot, code, screen):
 def test_a_paste_being_read_survives_a_tokenizer_ticked_meanwhile(qtbot):
     scene = make(qtbot)
     scene.controls().parallel.setPlainText("你好\tHello\n推理加速\tfaster inference\n")
-    scene._parallel_timer.timeout.emit()                 # the paste is being read on the worker...
-    assert scene._paste_pending
-    with qtbot.waitSignal(scene._corpus_worker.finished, timeout=60_000):
-        choose_all_but_one(scene)                        # ...when a tokenizer is ticked
-    qtbot.waitUntil(lambda: not scene._paste_pending, timeout=60_000)
-    assert scene._own_parallel and len(scene._parallel.pairs) == 2
-    assert {c.tokenizer for c in scene._counts} >= set(tokenizer_ids()[:5])
+    scene._parallel_timer.timeout.emit()                 # the paste is being read in the tokenizer process...
+    assert scene._results.reading_paste
+    choose_all_but_one(scene)                            # ...when a tokenizer is ticked
+    qtbot.waitUntil(lambda: not scene._results.reading_paste and not scene.story().paste_to_count_again(),
+                    timeout=60_000)
+    story = scene.story()
+    assert story.own_parallel and len(story.parallel.pairs) == 2
+    assert {c.tokenizer for c in story.counts} >= set(tokenizer_ids()[:5])
 
 
 def test_refusals_and_failures_are_said_in_the_scenes_language(qtbot, monkeypatch):
@@ -261,7 +268,7 @@ def test_refusals_and_failures_are_said_in_the_scenes_language(qtbot, monkeypatc
     except InputError as error:
         refusal = error
     scene._on_played(refusal)
-    scene._on_counts(refusal)
+    scene._on_pasted(refusal)
     scene._on_failed("UnicodeEncodeError: surrogates not allowed")
     # Through the kit's refusal text (errors.toml's translation of the refusal's code where it has one).
     assert said[:2] == [scene.kit.refusal_text(refusal)] * 2, said
@@ -278,3 +285,48 @@ def test_the_seed_cells_are_whole_in_a_1024x768_windows_stage(qtbot, code):
     scene.go_to_build(0, animate=False)
     _drawn(scene.seed_view)
     assert not [chip for _rect, chip in scene.seed_view.drawn_chips() if chip.kind == "mark"]
+
+
+def test_a_report_or_language_change_leaves_saying_so_to_the_deck(qtbot):
+    store = ScenarioStore()
+    scene = make(qtbot, store=store)
+    said = []
+    scene.texts_changed.connect(lambda: said.append(1))
+    assert store.update(batch=16)                  # the deck says the texts changed after a report ...
+    scene.kit.language.set_code("zh")
+    scene.retranslate()                            # ... and after a language change
+    assert said == []
+
+
+def test_the_scene_loads_no_vocabulary_in_the_apps_own_process(qtbot):
+    forget_loaded()
+    scene = make(qtbot)
+    choose_all_but_one(scene)
+    played(qtbot, scene, MIXED[0])
+    qtbot.waitUntil(lambda: not scene.story().missing_profiles(), timeout=60_000)
+    scene.prepare_for_export()
+    assert [info.id for info in list_tokenizers() if is_loaded(info)] == []
+
+
+def test_once_prepared_a_first_visit_shows_the_real_cuts_and_ratios_at_once(qtbot):
+    store = ScenarioStore()
+    prepared.prepare(store.scenario.model)
+    counted = counted_tokenizers(DEFAULT_TOKENIZERS, store.scenario.model)
+    qtbot.waitUntil(lambda: len(prepared.known(counted)) == len(counted), timeout=60_000)
+    scene = create_scene(TokensScene, SceneKit(Language("en"), store, THEMES["light"]))
+    qtbot.addWidget(scene)
+    loading = scene.text("label.loading")
+    assert scene.seed_view.state.footer != loading                   # before it is even shown
+    scene.go_to_build(BUILDS.index("chinese"))
+    assert scene.ratio_bars.state.footer != loading and scene.ratio_bars.state.bars
+
+
+def test_a_tokenizer_ticked_whose_cuts_are_known_shows_them_at_once_and_the_caption_follows(qtbot):
+    scene = make(qtbot)
+    prepared.profiles(("gpt2", "o200k_base"))               # worked out before (another visit, idle time)
+    scene.go_to_build(BUILDS.index("chinese"))
+    captions = []
+    scene.texts_changed.connect(lambda: captions.append(scene.caption()))
+    choose(scene, ("o200k_base", "gpt2"))                  # in the registry's order
+    assert not scene.story().missing_profiles() and len(scene.ratio_bars.state.bars) == 2
+    assert captions and captions[-1] == scene.caption() and "…" not in scene.caption()

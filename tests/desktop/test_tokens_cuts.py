@@ -1,19 +1,20 @@
-"""Scene 6's models without Qt: counts are the engine's, pieces give back the bytes, the corpus ratios are
-recomputed from the corpus file, prices are the report's, and bad text is cleaned and said so."""
+"""Scene 6's cuts, corpus and pictures without Qt: counts are the engine's, pieces give back the bytes, the corpus
+ratios are recomputed from the corpus file, prices are the report's, and bad text is cleaned and said so."""
 from __future__ import annotations
 
+import pickle
 import threading
 from importlib import resources
 
 import pytest
 
-from desktop.scenes import tokens_stage_model as stage
-from desktop.scenes.tokens_corpus_model import (
+from desktop.scenes.tokens import pictures as stage
+from desktop.scenes.tokens.corpus import (
     MAX_PAIRS, app_corpus, corpus_job, cost_per_million_sentences, parse_parallel, pasted_corpus_job,
 )
-from desktop.scenes.tokens_model import (
+from desktop.scenes.tokens.cuts import (
     SEED_EXAMPLES, VISIBLE_CHARS, Cancelled, chosen_ids, chunk_ends, clean_text, count_in_chunks, playground_job,
-    seed_job, tokenizer_ids, visible_prefix,
+    seed_cuts, tokenizer_ids, visible_prefix,
 )
 from engine import Scenario, compute_report
 from engine.catalog import default_catalog
@@ -86,7 +87,8 @@ def test_bad_text_is_cleaned_and_said_so():
     lone = "ok \ud800 and \udfff end"
     clean = clean_text(lone)
     assert clean.surrogates == 2 and "\ufffd" in clean.text and clean.text.encode("utf-8")
-    assert playground_job(lone, ("llama-3",)).lanes[0].count == count_tokens("llama-3", clean.text)
+    played = playground_job(lone, ("llama-3",))
+    assert played.lanes[0].count == count_tokens("llama-3", clean.text) and played.surrogates == 2
     assert clean_text("a\x00b\u202e").controls == 2
     big = "汉" * (MAX_TEXT_BYTES // 3 + 10)
     cut = clean_text(big)
@@ -100,6 +102,11 @@ def test_bad_text_is_cleaned_and_said_so():
 def test_control_and_direction_characters_are_drawn_by_their_code():
     assert stage.visible("a\x00\u202eb", False) == "a<00><E2 80 AE>b"      # their UTF-8 bytes, as byte chips
     assert stage.visible(" x\n", True) == "·x↵" and stage.visible(" x\n", False) == " x↵"
+
+
+def seed_job(tokenizers=TOKENIZERS):
+    """Every seed example cut by every tokenizer, by (example, tokenizer), as the story gathers them."""
+    return {(cut.example, cut.tokenizer): cut for tokenizer in tokenizers for cut in seed_cuts(tokenizer)}
 
 
 def test_the_seed_examples_are_the_real_cuts_and_differences_are_marked():
@@ -186,3 +193,14 @@ def test_a_pasted_pair_is_cleaned_and_a_corpus_count_stops_when_cancelled():
 
 def test_the_cost_of_a_million_sentences_is_tokens_per_sentence_times_the_price_of_a_million():
     assert cost_per_million_sentences(30.0, 2.0) == pytest.approx(60.0)
+
+
+def test_what_travels_back_to_the_app_is_counts_and_a_beginning_never_the_whole_text():
+    big = "推理加速 inference acceleration\n" * 20_000
+    held = playground_job(big, ("gpt2",), held=True)
+    assert held.held_bytes == len(big.encode("utf-8")) and "label.note_held" in stage.playground_notes(held, text)
+    sent = [len(pickle.dumps(playground_job(big * n, ("gpt2",)))) for n in (1, 4)]
+    assert abs(sent[1] - sent[0]) < 100          # the pieces of the beginning only: the same size for any length
+    assert playground_job(big, ("gpt2",)).held_bytes == 0
+    pasted = pasted_corpus_job("你好\tHello\n", ("gpt2",), held=True)
+    assert pasted.held_bytes == len("你好\tHello\n".encode("utf-8")) and pasted.tokenizers == ("gpt2",)

@@ -11,20 +11,19 @@ of all English sentences (a sum, so a long pair weighs more than a short one, as
 it does on a bill). The cost of the same content is that many tokens at the
 report's price of a million output tokens (``cost_per_million_sentences``).
 
-A pasted side is cleaned as the playground's text is (``tokens_model.clean_text``:
+A pasted side is cleaned as the playground's text is (``cuts.clean_text``:
 an unpaired surrogate becomes U+FFFD), so no tokenizer is handed text it cannot
-encode. Counting stops between pairs when its ``cancelled`` event is set (a
-later count superseded it).
+encode. Counting runs in the tokenizer process and stops between pairs when its
+``cancelled`` is set (a later count superseded it).
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-import threading
-
-from desktop.scenes.tokens_model import Cancelled, clean_text
+from .cuts import Cancelled, clean_text
 from engine.tokens import count_tokens, load, tokenizer_for_model
 
 CORPUS_FILE = "parallel_zh_en.txt"
@@ -125,7 +124,7 @@ def count_pairs(tokenizer: str, parallel: ParallelText, cancelled: threading.Eve
 
 
 def corpus_job(parallel: ParallelText, tokenizers, cancelled: threading.Event | None = None) -> tuple[CorpusCounts, ...]:
-    """Every tokenizer's counts of ``parallel`` (loads vocabularies: run on a worker thread)."""
+    """Every tokenizer's counts of ``parallel`` (loads vocabularies: run in the tokenizer process)."""
     out = []
     for tokenizer in tokenizers:
         if cancelled is not None and cancelled.is_set():
@@ -142,17 +141,24 @@ class PastedCorpus:
     read: ParallelText
     counted: ParallelText
     counts: tuple[CorpusCounts, ...]
+    held_bytes: int = 0              # the UTF-8 size of a paste too large for the box (0: the box holds it)
 
     @property
     def own(self) -> bool:
         return bool(self.read.pairs)
 
+    @property
+    def tokenizers(self) -> tuple[str, ...]:
+        return tuple(c.tokenizer for c in self.counts)
 
-def pasted_corpus_job(text: str, tokenizers, cancelled: threading.Event | None = None) -> PastedCorpus:
-    """A person's parallel text read and counted (a worker job: a large paste is parsed off the UI thread)."""
+
+def pasted_corpus_job(text: str, tokenizers, held: bool = False,
+                      cancelled: threading.Event | None = None) -> PastedCorpus:
+    """A person's parallel text read and counted (in the tokenizer process: a large paste is parsed there)."""
     own = parse_parallel(text)
     counted = own if own.pairs else app_corpus()
-    return PastedCorpus(own, counted, corpus_job(counted, tokenizers, cancelled))
+    held_bytes = len(text.encode("utf-8", "surrogatepass")) if held else 0
+    return PastedCorpus(own, counted, corpus_job(counted, tokenizers, cancelled), held_bytes)
 
 
 def counted_tokenizers(chosen: tuple[str, ...], model: str) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
-"""Scene 6's stage (Qt-free): the widget states and the caption and note values, from counts and a report.
+"""Scene 6's pictures (Qt-free): the widget states and the caption and note values, from counts and a report.
 
-In: results of ``tokens_model`` / ``tokens_corpus_model`` jobs, the shared
+In: results of the ``cuts`` / ``corpus`` / ``prepared`` jobs, the shared
 scenario's ``Report``, the scene's toggles and a ``text(key, **values)`` callable
 (``resources/text/tokens.toml``). Out: ``TokenViewState`` / ``RatioBarsState``
 values and formatted figures (``engine.units``). No physics: prices are the
@@ -14,10 +14,11 @@ from dataclasses import replace
 from engine import InputError, Report
 from engine.tokens import tokenizer_for_model
 from engine.units import format_bytes, format_count, format_number, format_ratio, format_seconds, format_usd
-from desktop.scenes.tokens_corpus_model import CorpusCounts, cost_per_million_sentences
-from desktop.scenes.tokens_model import SEED_EXAMPLES, PlaygroundResult, SeedCut, chips_for, short_name, visible
 from widgets.ratio_bars_state import Bar, RatioBarsState, price_bars_state
 from widgets.token_view_state import Chip, TokenCell, TokenRow, TokenViewState
+
+from .corpus import CorpusCounts, cost_per_million_sentences
+from .cuts import SEED_EXAMPLES, PlaygroundResult, SeedCut, chips_for, short_name, visible
 
 Text = Callable[..., str]
 PENDING = "…"           # a figure whose count has not arrived yet
@@ -119,8 +120,9 @@ def cost_state(counts: Sequence[CorpusCounts] | None, chosen: Sequence[str], rep
 
 
 # -- build 4: the playground ------------------------------------------------------------------------------------
-def playground_state(result: PlaygroundResult | None, text: Text, show_whitespace: bool, show_ids: bool,
-                     held_bytes: int = 0) -> TokenViewState:
+def playground_state(result: PlaygroundResult | None, text: Text, show_whitespace: bool,
+                     show_ids: bool) -> TokenViewState:
+    """The playground's lanes, or "Counting…" while there is no result for the box's text yet (``None``)."""
     if result is None:
         return TokenViewState((), footer=text("label.counting"))
     rows = []
@@ -130,24 +132,22 @@ def playground_state(result: PlaygroundResult | None, text: Text, show_whitespac
                        per=format_number(per) if lane.count else "–")
         rows.append(TokenRow(short_name(lane.tokenizer),
                              (TokenCell(lane.chips[show_whitespace], summary, "text", lane.cut),)))
-    return TokenViewState(tuple(rows), footer=playground_notes(result, text, held_bytes), show_ids=show_ids,
-                          max_scale=1.25)
+    return TokenViewState(tuple(rows), footer=playground_notes(result, text), show_ids=show_ids, max_scale=1.25)
 
 
-def playground_notes(result: PlaygroundResult, text: Text, held_bytes: int = 0) -> str:
+def playground_notes(result: PlaygroundResult, text: Text) -> str:
     """One line on what was cut or cleaned, or how to start; empty when there is nothing to say."""
-    clean = result.clean
     notes = []
     if result.characters == 0:
         return text("label.empty")
-    if held_bytes:
-        notes.append(text("label.note_held", size=format_bytes(held_bytes)))
-    if clean.cut_bytes:
-        notes.append(text("label.note_cut", size=format_bytes(clean.cut_bytes)))
-    if clean.surrogates:
-        notes.append(text("label.note_surrogates", n=format_count(clean.surrogates)))
-    if clean.controls:
-        notes.append(text("label.note_controls", n=format_count(clean.controls)))
+    if result.held_bytes:
+        notes.append(text("label.note_held", size=format_bytes(result.held_bytes)))
+    if result.cut_bytes:
+        notes.append(text("label.note_cut", size=format_bytes(result.cut_bytes)))
+    if result.surrogates:
+        notes.append(text("label.note_surrogates", n=format_count(result.surrogates)))
+    if result.controls:
+        notes.append(text("label.note_controls", n=format_count(result.controls)))
     if result.shown_chars < result.characters:
         notes.append(text("label.note_shown", shown=format_count(result.shown_chars),
                           total=format_count(result.characters)))

@@ -1,21 +1,18 @@
-"""Scene 6's model (Qt-free): real tokenizers on the seed's examples, a parallel corpus, a playground.
+"""Scene 6's cuts (Qt-free): real tokenizers on the seed's examples and on what a person types.
 
 Seed 1.6: a model reads tokens, not characters; how a text is cut depends on
 the tokenizer's training data, so the same meaning costs a different number of
-tokens in Chinese and in English; an output token costs more than an input
-token because it is made in decode. Every count here is the engine's
-(``engine.tokens.count_tokens``), every cut its pieces (``engine.token_pieces``),
-every price the report's (``usd_per_million_input_tokens``,
-``usd_per_million_output_tokens``, ``output_to_input_price_ratio``).
+tokens in Chinese and in English. Every count here is the engine's
+(``engine.tokens.count_tokens``), every cut its pieces (``engine.token_pieces``).
 
-The slow parts (loading vocabularies, counting a long paste) are plain
-functions a worker thread runs: ``seed_job``, ``corpus_job``,
+The slow parts are plain functions that the tokenizer process runs
+(``tokenizer_process``): ``seed_cuts`` (for ``prepared``) and
 ``playground_job``. A long text is counted in chunks cut where every shipped
 tokenizer starts a new token anyway (after a line break, before a letter or a
 Chinese character), so the counts equal the engine's on the whole text while
 only one chunk's token ids are alive at a time; a superseded job stops between
 chunks. Only the pieces of the text's beginning (``VISIBLE_CHARS``) are kept,
-for drawing. The parallel corpus and its ratios: ``tokens_corpus_model``.
+for drawing, and only they travel back to the app. The parallel corpus: ``corpus``.
 """
 from __future__ import annotations
 
@@ -30,7 +27,6 @@ from engine.tokens import MAX_TEXT_BYTES, count_tokens, list_tokenizers, load, t
 from engine.units import format_count
 from widgets.token_view_state import Chip
 
-BUILDS = ("what", "chinese", "cost", "playground")
 # The seed's table (section 1.6): the text, its token count and its cut as the seed draws them.
 SEED_EXAMPLES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("Hello", 1, ("Hello",)),
@@ -44,8 +40,6 @@ DEFAULT_TOKENIZERS = ("qwen2.5", "llama-3", "cl100k_base")
 MIN_CHOSEN, MAX_CHOSEN = 2, 5
 # The playground keeps the pieces of this many characters at the start of the text (what a stage can show).
 VISIBLE_CHARS = 600
-# A paste longer than this is held by the scene, not by the text box (Qt lays out a long line slowly).
-LARGE_PASTE_CHARS = 100_000
 # A long text is counted in chunks of about this many characters (one chunk's ids alive at a time).
 CHUNK_CHARS = 65_536
 
@@ -189,10 +183,15 @@ class Lane:
 
 @dataclass(frozen=True)
 class PlaygroundResult:
-    clean: CleanText
-    characters: int
+    """What the tokenizers made of the playground's text: counts of all of it, pieces of its beginning, and what
+    was cleaned (the text itself stays in the app: a 10 MB paste is not sent back)."""
+    characters: int                     # of the cleaned text
     lanes: tuple[Lane, ...]
-    shown_chars: int
+    shown_chars: int                    # the pieces cover this many characters at the start
+    surrogates: int = 0                 # as ``CleanText``
+    cut_bytes: int = 0
+    controls: int = 0
+    held_bytes: int = 0                 # the UTF-8 size of a paste too large for the box (0: the box holds it)
 
 
 def visible_prefix(text: str, visible_chars: int = VISIBLE_CHARS) -> str:
@@ -205,9 +204,10 @@ def visible_prefix(text: str, visible_chars: int = VISIBLE_CHARS) -> str:
     return head[:cut + 1] if cut >= visible_chars * 3 // 4 else head
 
 
-def playground_job(text: str, tokenizers, visible_chars: int = VISIBLE_CHARS,
+def playground_job(text: str, tokenizers, visible_chars: int = VISIBLE_CHARS, held: bool = False,
                    cancelled: threading.Event | None = None) -> PlaygroundResult:
-    """Counts of the whole text and pieces of its beginning, for each tokenizer (run on a worker thread)."""
+    """Counts of the whole text and pieces of its beginning, for each tokenizer (run in the tokenizer process).
+    ``held``: the text is a paste the box does not hold (its size goes into the result, for the note)."""
     clean = clean_text(text)
     prefix = visible_prefix(clean.text, visible_chars)
     cut = len(prefix) < len(clean.text)
@@ -218,7 +218,9 @@ def playground_job(text: str, tokenizers, visible_chars: int = VISIBLE_CHARS,
         if cut and pieces:
             pieces = pieces[:-1]        # the last token of a cut text may be longer in the whole text
         lanes.append(Lane(tokenizer, count, pieces, cut, (chips_for(pieces, False), chips_for(pieces, True))))
-    return PlaygroundResult(clean, len(clean.text), tuple(lanes), len(prefix))
+    held_bytes = len(text.encode("utf-8", "surrogatepass")) if held else 0
+    return PlaygroundResult(len(clean.text), tuple(lanes), len(prefix), clean.surrogates, clean.cut_bytes,
+                            clean.controls, held_bytes)
 
 
 # -- the seed's examples -------------------------------------------------------------------------------------
@@ -237,19 +239,15 @@ class SeedCut:
         return tuple(piece.label for piece in self.pieces) != seed
 
 
-def seed_job(tokenizers=None) -> dict[tuple[str, str], SeedCut]:
-    """Every seed example cut by every tokenizer (loads the vocabularies: run on a worker thread)."""
-    out = {}
-    for tokenizer in tokenizers or tokenizer_ids():
-        load(tokenizer)
-        for text, _count, _cut in SEED_EXAMPLES:
-            out[(text, tokenizer)] = SeedCut(text, tokenizer, token_pieces(tokenizer, text))
-    return out
+def seed_cuts(tokenizer: str) -> tuple[SeedCut, ...]:
+    """The seed's examples, in order, cut by ``tokenizer`` (loads its vocabulary: run in the tokenizer process)."""
+    load(tokenizer)
+    return tuple(SeedCut(text, tokenizer, token_pieces(tokenizer, text)) for text, _count, _cut in SEED_EXAMPLES)
 
 
-def safe_job(job, *args):
+def safe_job(job, *args, **kwargs):
     """Run ``job``; an ``InputError`` (text the engine refuses) comes back as the value, to be shown inline."""
     try:
-        return job(*args)
+        return job(*args, **kwargs)
     except InputError as error:
         return error
