@@ -36,10 +36,36 @@ LAP_SCENARIOS = (
 )
 
 
-def resident_bytes() -> float:
-    """This process's resident set size, from /proc/self/statm (pages)."""
-    with open("/proc/self/statm", encoding="ascii") as statm:
+def _resident(pid: int | str) -> float:
+    with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append(int(name))
+            except (OSError, ValueError, IndexError):
+                pass
+    return kids
+
+
+def resident_bytes() -> float:
+    """The resident set size of this process and of every process it started (the tokenizer process, its
+    resource tracker), from /proc/<pid>/statm: what the app holds, wherever it holds it."""
+    total, todo = 0.0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        try:
+            total += _resident(pid)
+        except OSError:
+            continue
+        todo.extend(_children(pid))
+    return total
 
 
 def build_window():
