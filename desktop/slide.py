@@ -57,7 +57,7 @@ class ElidedLabel(QLabel):
     asks for more width than the room it is given: a 3,000-character model name from a user's catalogue must
     not widen the window past the screen."""
 
-    MAX_HINT_SHARE = 0.5       # of the screen's width: the most a long text asks for
+    MAX_HINT_CHARACTERS = 110  # the most a long text asks for: a subject with a long GPU name fits, whole
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -65,10 +65,10 @@ class ElidedLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
     def sizeHint(self) -> QSize:
-        """As wide as the whole text, at most ``MAX_HINT_SHARE`` of the screen: the layout gives what it can."""
+        """As wide as the whole text, at most ``MAX_HINT_CHARACTERS`` average characters: a real subject asks
+        for all it needs, a name of thousands of characters for no more than a line's worth."""
         metrics = QFontMetrics(self.font())
-        screen = self.screen()
-        cap = round(screen.availableGeometry().width() * self.MAX_HINT_SHARE) if screen is not None else 800
+        cap = metrics.averageCharWidth() * self.MAX_HINT_CHARACTERS
         margins = self.contentsMargins()
         return QSize(min(metrics.horizontalAdvance(self._full), cap) + margins.left() + margins.right(),
                      super().sizeHint().height())

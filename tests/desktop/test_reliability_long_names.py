@@ -37,3 +37,17 @@ def test_a_long_model_name_is_elided_and_the_window_stays_on_the_screen(make_win
     window.slide.layout().activate()
     assert window.slide.stage.geometry().right() <= window.slide.width() <= screen.width()
     window.presentation.leave()
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1920, 1080), (3840, 2160)])
+@pytest.mark.parametrize("code", ["en", "zh"])
+def test_a_subject_of_ordinary_length_is_never_cut(presenting, size, code):
+    """The cap on long names must not cut the default scenario's corner at any projector size."""
+    from PySide6.QtCore import QSize
+    from desktop.scenes.registry import scene_entries
+    from desktop.stage_subject import subject_texts
+    frame, scene, language = presenting(scene_entries()[0].load(), code, QSize(*size))
+    frame.set_subject(*subject_texts(language, scene))
+    frame.layout().activate()
+    corner = frame.subject_label
+    assert corner.text() == corner.full_text() and "…" not in corner.text()
