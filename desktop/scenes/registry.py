@@ -24,6 +24,7 @@ SCENES = (
     "one_token",
     "prefill_decode",
     "kv_cache",
+    "levers",
     "summary",
 )  # DEV-ONLY
 
