@@ -186,8 +186,7 @@ def values(story) -> Values:
         "max_batch": lambda: format_count(MAX_BATCH),
     }
     outcome = story.outcome
-    if story.lever is not None:
-        entries["lever"] = lambda: story.text(f"lever.{story.lever}")
+    entries["lever"] = lambda: story.text(f"lever.{story.lever}" if story.lever else "label.the_stack")
     if outcome is not None and refused(outcome):
         entries["reason"] = lambda: story.inputs.refusal_text(outcome)
     elif outcome is not None:
@@ -220,6 +219,8 @@ def belt_values(story, belt) -> dict[str, str]:
     """What the line over the belt names."""
     o, name = story.outcome, story.build_name
     found: dict[str, str] = {}
+    if o is None:
+        return found
     if name == "weights":
         found = {"precision": belt.report.weights_precision.name,
                  "share": format_percent(belt.report.weights_precision.bytes_per_value / 2.0)}

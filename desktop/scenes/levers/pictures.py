@@ -66,7 +66,7 @@ def _allocating(side, values: dict, room_tokens: float, paged: bool) -> dict:
 def belt_of(story) -> Belt:
     """The belt a build shows: the scenario at decode, with what its lever (or the stack) changes."""
     name, sc, outcome, choices = story.build_name, story.scenario, story.outcome, story.choices
-    if name == "kinds":
+    if name == "kinds" or outcome is None:         # the first build, or a stack with nothing in it
         return Belt(story.report)
     if name == "weights":
         return Belt(story.what_if_report(replace(sc, weights=choices.weights)))

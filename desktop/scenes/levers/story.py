@@ -126,7 +126,8 @@ class LeversStory(Story):
         belt = self.belt
         if belt is None:
             return None
-        step = self.text(f"belt.{self.build_name}", **notes.belt_values(self, belt))
+        line = self.build_name if self.outcome is not None else "kinds"      # an empty stack: the three kinds
+        step = self.text(f"belt.{line}", **notes.belt_values(self, belt))
         return pictures.belt_state(belt, pictures.belt_labels(self.text, belt.report, belt.work_report, step))
 
     # -- the tables ----------------------------------------------------------------------------------------
