@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QRectF, QSize
 
 from desktop.i18n import Language
 from desktop.kit.scene import SceneKit, create_scene
@@ -103,15 +103,26 @@ def test_putting_a_refused_setting_right_clears_its_note(make_scene):
     assert scene.story().outcome.values["prefix_cache"]["cached_tokens"] == 400
 
 
-@pytest.mark.parametrize("language, size", [("zh", QSize(1024, 768)), ("en", QSize(1920, 1080))])
-def test_every_build_renders_with_the_engines_numbers_on_the_stage(presenting, language, size):
-    frame, scene, _ = presenting(LeversScene, language, size)
-    floor = for_screen(THEMES["light"], size.height()).floor_px
+@pytest.mark.parametrize("language, size, theme", [("zh", QSize(1024, 768), "projector"), ("en", QSize(1920, 1080), "light"),
+                                                   ("zh", QSize(3840, 2160), "dark")])
+def test_every_build_renders_with_the_engines_numbers_on_the_stage(presenting, language, size, theme):
+    """Every build, not only the three the generic presenter test samples: no stage text below the floor,
+    over another text of its widget, or outside it."""
+    frame, scene, _ = presenting(LeversScene, language, size, theme)
+    floor = for_screen(THEMES[theme], size.height()).floor_px
     for index in range(scene.build_count):
         scene.go_to_build(index, animate=False)
         scene.clock.set_seconds(scene.clock.seconds() + 1.0)
         frame.set_texts(scene.title(), scene.caption())
         assert not frame.grab().isNull()
+        for widget in (scene.belt, scene.curve, scene.figures):
+            if widget.isHidden():
+                continue
+            texts = widget.drawn_texts()
+            bounds = QRectF(widget.rect()).adjusted(-1, -1, 1, 1)
+            assert all(t.px >= floor and bounds.contains(t.rect) for t in texts), (index, type(widget).__name__)
+            assert not any(a.rect.intersected(b.rect).width() > 1 and a.rect.intersected(b.rect).height() > 1
+                           for i, a in enumerate(texts) for b in texts[i + 1:]), (index, type(widget).__name__)
         story = scene.story()
         if story.figures is not None:
             shown = {d.text.replace("\n", " ") for d in scene.figures.drawn_texts()}

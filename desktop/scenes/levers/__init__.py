@@ -9,6 +9,7 @@ the levers the presenter switched on. Every figure is the engine's
 
 ``choices`` (the scene's one frozen control value and the engine settings it
 means), ``asked`` (the engine questions), ``tables`` (the figure tables),
-``pictures`` (the conveyor belt of scene 1, with each lever's parts), ``story``
-and ``notes`` are Qt-free; ``controls`` and ``view`` are the Qt side.
+``growth`` (a lever's figure as a prompt, context or batch grows), ``pictures``
+(the conveyor belt of scene 1, with each lever's parts), ``notes`` (the numbers
+the texts quote) and ``story`` are Qt-free; ``controls`` and ``view`` are the Qt side.
 """

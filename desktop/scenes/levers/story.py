@@ -128,7 +128,10 @@ class LeversStory(Story):
             return None
         line = self.build_name if self.outcome is not None else "kinds"      # an empty stack: the three kinds
         step = self.text(f"belt.{line}", **notes.belt_values(self, belt))
-        return pictures.belt_state(belt, pictures.belt_labels(self.text, belt.report, belt.work_report, step))
+        labels = pictures.belt_labels(self.text, belt.report, belt.work_report, step)
+        if belt.guesses_per_box:
+            labels["waiting"] = self.text("label.guessing")      # he fills the wait with guesses
+        return pictures.belt_state(belt, labels)
 
     # -- the tables ----------------------------------------------------------------------------------------
     def _title(self) -> str:
@@ -148,6 +151,8 @@ class LeversStory(Story):
         key = "stack" if self.lever is None else self.lever
         heading = notes.column_values(self)
         lines = tuple(TableNote(self.text(f"label.{kind}"), self._values[kind]) for kind in ("costs", "stops"))
+        if self.lever is None:                                 # the stack names what it stacks
+            lines = (TableNote(self.text("label.stacked"), self._values["names"]), *lines)
         return tables.figures_table(self.outcome, self.text, self._title(),
                                     self.text(f"column.{key}.base", **heading),
                                     self.text(f"column.{key}.with", **heading), lines)
