@@ -146,13 +146,17 @@ class SlideFrame(QWidget):
 
     def set_theme(self, theme: Theme) -> None:
         self.setPalette(palette_for(theme))
-        self.hypothetical_label.setStyleSheet(f"color: {theme.warning}; font-weight: bold;")
+        self._warning_style = f"color: {theme.warning}; font-weight: bold;"
+        if self.hypothetical_label.styleSheet():       # a warning shown now takes the new colour
+            self.hypothetical_label.setStyleSheet(self._warning_style)
 
-    def set_subject(self, subject: str, hypothetical: str = "") -> None:
-        """Name what the stage shows; ``hypothetical``: the warning shown under it ("" hides it)."""
+    def set_subject(self, subject: str, hypothetical: str = "", note: str = "") -> None:
+        """Name what the stage shows; under it ``hypothetical``, the warning (in the warning's colour), or where
+        there is none ``note`` ("The tutorial's case", plain); "" for both hides the line."""
         self.subject_label.set_full_text(subject)
-        self.hypothetical_label.set_full_text(hypothetical)
-        self.hypothetical_label.setVisible(bool(hypothetical))
+        self.hypothetical_label.set_full_text(hypothetical or note)
+        self.hypothetical_label.setStyleSheet(self._warning_style if hypothetical else "")
+        self.hypothetical_label.setVisible(bool(hypothetical or note))
 
     def add_to_title_row(self, widget: QWidget) -> None:
         """Place ``widget`` (the window's compact scene picker) at the right of the title."""

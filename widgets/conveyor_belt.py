@@ -2,7 +2,8 @@
 
 Draws the ``ConveyorState`` it is handed at the scene clock's time (``frame_at``: the frame rate never
 changes what is shown). Each box holds its work to scale (full at the ridge, a sliver at 1 FLOP/byte);
-the worker glows only while he works. Parts and labels are placed by ``widgets.conveyor_layout`` once per
+the worker glows only while he works. The levers' parts (smaller boxes, the tray, the KV shelf) are
+``widgets.conveyor_levers``'s. Parts and labels are placed by ``widgets.conveyor_layout`` once per
 size and build, no text below the theme's ``text_floor_px``; static parts are drawn once into a pixmap.
 Built on ``widgets.state_widget.StateWidget`` like every stage widget.
 """
@@ -17,9 +18,10 @@ from widgets.conveyor_layout import (
     BELT_HEIGHT, BOX_SIZE, BOX_SPACING, GEAR_RADIUS, ROOF_OVERHANG, ROOF_RISE, SHELVES_HEIGHT,
     ConveyorLayout, fit_dynamic, lay_out,
 )
+from widgets.conveyor_levers import paint_kv_shelf, paint_tray, smaller
 from widgets.conveyor_state import (
-    DYNAMIC_LABELS, GAUGE_LABELS, TRACE_WINDOW_SECONDS, label_role, ConveyorFrame, ConveyorState, box_work_share,
-    busy_intervals, busy_share, continuous_origin, frame_at, layout_words,
+    DYNAMIC_LABELS, GAUGE_LABELS, TRACE_WINDOW_SECONDS, ConveyorFrame, ConveyorState, box_work_share,
+    busy_intervals, busy_share, continuous_origin, frame_at, label_role, layout_words, tray_at, tray_capacity,
 )
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
@@ -137,7 +139,8 @@ class ConveyorBelt(StateWidget):
     # -- painting -----------------------------------------------------------------------
     def _static_picture(self) -> QPixmap:
         ratio = self.devicePixelRatioF()
-        key = (self.width(), self.height(), ratio, self._theme, self._layout_key, self._drawn_static_labels())
+        key = (self.width(), self.height(), ratio, self._theme, self._layout_key, self._drawn_static_labels(),
+               None if self._state is None else (self._state.shelf, self._state.box_size_share))
         if self._static is None or self._static_key != key:
             pixmap = QPixmap(QSize(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))))
             pixmap.setDevicePixelRatio(ratio)
@@ -196,6 +199,10 @@ class ConveyorBelt(StateWidget):
             self._paint_gauge(painter)
         if self._layout.trace is not None:
             self._paint_trace(painter)
+        tray = tray_at(self._state, self._seconds - self._origin_seconds)
+        if tray is not None:
+            paint_tray(painter, self._layout, tray, tray_capacity(self._state), self._pen, self._tint,
+                       self._theme.color("compute"))
         painter.restore()
         for name, fitted in self._dynamic.items():
             if self._shown(name):
@@ -231,11 +238,18 @@ class ConveyorBelt(StateWidget):
         painter.setPen(self._pen("memory", 0.5))
         columns = max(5, int((wh.width() - 34) // 53))
         pitch = (wh.width() - 34) / columns
+        shelf, side = self._state.shelf, self._state.box_size_share
         for row in range(2):
             y = wh.bottom() - SHELVES_HEIGHT + row * 62
             painter.drawLine(QPointF(wh.left() + 12, y + 50), QPointF(wh.right() - 12, y + 50))
+            if row == 1 and shelf is not None:           # the lower shelf holds the KV cache
+                paint_kv_shelf(painter, wh.left() + 22, wh.left() + 11 + columns * pitch, y + 8, 42, shelf,
+                               self._pen, self._tint)
+                painter.setBrush(_with_alpha(theme.color("memory"), 0.35))
+                painter.setPen(self._pen("memory", 0.5))
+                continue
             for col in range(columns):
-                painter.drawRect(QRectF(wh.left() + 22 + col * pitch, y + 8, pitch - 11, 42))
+                painter.drawRect(smaller(QRectF(wh.left() + 22 + col * pitch, y + 8, pitch - 11, 42), side))
         painter.fillRect(QRectF(wh.right() - 8, L.belt_top - 90, 8, 90), theme.color("background"))   # the door
 
         # Belt frame and rollers; the tread moves and is drawn per frame.
@@ -288,17 +302,18 @@ class ConveyorBelt(StateWidget):
         painter.setBrush(self._tint("memory", 0.15))
         self._work_brush = theme.color("compute")
         fill = box_work_share(self._state)
+        size = BOX_SIZE * self._state.box_size_share
         # A box arrives at the belt's end as each cycle begins. When the worker
         # cannot keep up, boxes stand in a queue there and the moving ones join its tail.
         end = L.belt_end_x - BOX_SIZE / 2 - 4
         queue_pitch = BOX_SIZE + 6
         tail = end - frame.queue_boxes * queue_pitch
         for n in range(frame.queue_boxes):
-            self._paint_box(painter, end - n * queue_pitch, top, BOX_SIZE, fill)
+            self._paint_box(painter, end - n * queue_pitch, top, size, fill)
         x = end - BOX_SPACING + offset
         while x > L.belt_start_x + BOX_SIZE / 2:
             if x <= tail or not frame.queue_boxes:
-                self._paint_box(painter, x, top, BOX_SIZE, fill)
+                self._paint_box(painter, x, top, size, fill)
             x -= BOX_SPACING
         # The box on the bench empties as the worker turns its work into results; he glows only meanwhile.
         bench = L.bench
@@ -308,7 +323,7 @@ class ConveyorBelt(StateWidget):
             painter.drawEllipse(QPointF(bench.center().x(), bench.top() - 30), 80, 50)
             painter.setPen(self._pen("memory", 0.75))
             painter.setBrush(self._tint("memory", 0.15))
-            self._paint_box(painter, bench.center().x(), bench.top(), BOX_SIZE, fill * (1.0 - frame.work_progress))
+            self._paint_box(painter, bench.center().x(), bench.top(), size, fill * (1.0 - frame.work_progress))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
     def _paint_worker(self, painter: QPainter, frame: ConveyorFrame) -> None:

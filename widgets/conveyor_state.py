@@ -15,6 +15,14 @@ The busy share is not computed here: the scene hands over the engine's
 disagree. The cycle's length comes from the speeds: a box every
 ``box_bytes / bandwidth`` seconds, or, when the worker needs longer for a box
 (above the ridge), his time for it at peak.
+
+Scene 7's levers add to the same picture, each off by default (scene 1's
+picture): smaller boxes (``box_size_share``: the same weights in fewer bytes),
+a tray under the bench with the tokens each box yields (``sequences_per_box``:
+one per sequence of a batch), the guesses the worker drafts while he waits and
+the verdict on them when the box comes (``guesses_per_box`` and ``acceptance``:
+``tray_at``), and the KV cache on the warehouse's lower shelf (``KvShelf``:
+long reservations or packed pages).
 """
 from __future__ import annotations
 
@@ -31,6 +39,8 @@ QUEUE_CAP_BOXES = 3
 # under ten times, slow enough never to alias at 60 frames a second.
 FLOP_PER_GEAR_TURN = 1e9
 TRACE_WINDOW_SECONDS = 6.0   # screen seconds of the worker's history shown in the trace
+TRAY_CAP_TOKENS = 30         # tokens drawn on the tray under the bench (a label names a larger batch)
+SHELF_CAP_SLOTS = 48         # sequences drawn on the KV shelf (more would be slivers)
 
 # Every label the picture can show, most important first. The essential ones always get a place
 # (the drawing shrinks until they fit, at or above the text floor); the optional tail gets the room that
@@ -59,6 +69,14 @@ LABEL_ROLE = {"warehouse": "text", "capacity": "memory", "belt": "text", "bandwi
 
 
 @dataclass(frozen=True)
+class KvShelf:
+    """The warehouse's lower shelf holding the KV cache: the room each sequence holds, and what it uses of it."""
+    held_share: float       # one sequence's held room as a share of the shelf (above 1: not even one fits)
+    used_share: float       # the share of its held room a sequence fills, 0..1
+    paged: bool = False     # held in small pages, packed, rather than as one long reservation each
+
+
+@dataclass(frozen=True)
 class ConveyorState:
     """The numbers and texts the conveyor belt draws; texts arrive translated.
 
@@ -83,6 +101,12 @@ class ConveyorState:
     # Beside another picture: only the parts that carry the idea (warehouse, belt,
     # worker, their numbers, the gauge); no trace, so the drawing can be larger.
     compact: bool = False
+    # The levers' parts (module docstring); the defaults draw none of them.
+    box_size_share: float = 1.0         # a box's side against a full box's (its area: its bytes' share)
+    sequences_per_box: int = 0          # tokens one box's work yields, one per sequence (0: no tray)
+    guesses_per_box: int = 0            # guesses drafted per box (speculative decoding's k; 0: none)
+    acceptance: float = 0.0             # the chance that each guess is kept
+    shelf: KvShelf | None = None        # the KV cache on the warehouse's lower shelf (None: boxes of weights)
 
 
 @dataclass(frozen=True)
@@ -229,3 +253,80 @@ def continuous_origin(old: ConveyorState | None, new: ConveyorState,
         return old_origin
     phase = ((seconds - old_origin) / cycle_screen_seconds(old)) % 1.0
     return seconds - phase * cycle_screen_seconds(new)
+
+
+# -- the levers' parts -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tray:
+    """The tokens on the tray under the bench at one moment (drawn in this order, at most ``TRAY_CAP_TOKENS``)."""
+    kept: int = 0        # tokens the last box yielded (and the guesses it kept)
+    thrown: int = 0      # guesses the last box threw away
+    drafted: int = 0     # guesses drafted for the next box, not checked yet
+
+
+def _uniform(box: int, position: int) -> float:
+    """A fixed pseudo-random number in [0, 1) for one guess of one box (the same on every frame and run)."""
+    h = (box * 0x9E3779B1 + position * 0x85EBCA77 + 0x165667B1) & 0xFFFFFFFF
+    for multiplier in (0x2C1B3C6D, 0x297A2D39):
+        h ^= h >> 15
+        h = (h * multiplier) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h / 2 ** 32
+
+
+def guesses_kept(state: ConveyorState, box: int) -> int:
+    """How many of box ``box``'s guesses are kept: those before the first one rejected, each kept with the
+    chance ``acceptance`` (so over many boxes, kept + 1 averages (1 - a^(k+1)) / (1 - a))."""
+    kept = 0
+    while kept < state.guesses_per_box and _uniform(box, kept) < state.acceptance:
+        kept += 1
+    return kept
+
+
+def _capped(kept: int, thrown: int, drafted: int) -> Tray:
+    kept = min(kept, TRAY_CAP_TOKENS)
+    thrown = min(thrown, TRAY_CAP_TOKENS - kept)
+    return Tray(kept, thrown, min(drafted, TRAY_CAP_TOKENS - kept - thrown))
+
+
+def tray_at(state: ConveyorState, seconds: float) -> Tray | None:
+    """The tray at ``seconds`` (screen seconds since the cycle origin); None when the state draws no tray.
+
+    Guessing: while the worker checks a box he holds its k guesses; once done, the tray shows what it kept
+    (its guesses up to the first rejected, and one token of his own) and what it threw away, for the first
+    half of his wait; in the second half he drafts the next box's guesses one by one. Batching: each box's
+    tokens, one per sequence, land on the tray as he works it and stay there until the next box.
+    """
+    k = state.guesses_per_box
+    if k <= 0 and state.sequences_per_box <= 0:
+        return None
+    cycle = cycle_screen_seconds(state)
+    work = work_screen_seconds(state)
+    whole, into = divmod(seconds, cycle)
+    box = int(whole)
+    if k > 0:
+        if into < work:
+            return _capped(0, 0, k)
+        wait = (into - work) / max(cycle - work, 1e-12)
+        if wait < 0.5:
+            kept = guesses_kept(state, box)
+            return _capped(kept + 1, k - kept, 0)
+        return _capped(0, 0, min(k, math.ceil((wait - 0.5) * 2 * k)))
+    tokens = state.sequences_per_box
+    if into < work:
+        return _capped(max(1, math.ceil(tokens * into / max(work, 1e-12))), 0, 0)
+    return _capped(tokens, 0, 0)
+
+
+def tray_capacity(state: ConveyorState) -> int:
+    """The most tokens the tray ever holds in this state (its grid is sized for them): k + 1, or the batch."""
+    most = state.guesses_per_box + 1 if state.guesses_per_box > 0 else state.sequences_per_box
+    return max(0, min(TRAY_CAP_TOKENS, most))
+
+
+def shelf_slots(shelf: KvShelf) -> int:
+    """The sequences drawn on the KV shelf: as many as its room holds (one, overflowing, when none fits)."""
+    if shelf.held_share <= 0 or not math.isfinite(shelf.held_share):
+        return 1
+    return max(1, min(SHELF_CAP_SLOTS, math.floor(1.0 / shelf.held_share + 1e-9)))

@@ -25,6 +25,7 @@ SCENES = (
     "prefill_decode",
     "kv_cache",
     "tokens",
+    "levers",
     "summary",
 )
 

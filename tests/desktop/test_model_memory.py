@@ -172,8 +172,8 @@ def test_the_corner_says_the_first_builds_show_the_tutorials_case_not_the_panels
     language = Language("en")
     scene = create_scene(ModelMemoryScene, SceneKit(language, store, THEMES["light"]))
     qtbot.addWidget(scene)
-    subject, _ = subject_texts(language, scene)
-    assert subject.startswith("The tutorial's case: ") and "H800" in subject and "H100" not in subject
+    subject, _, note = subject_texts(language, scene)
+    assert note == "The tutorial's case" and "H800" in subject and "H100" not in subject
     scene.go_to_build(BUILDS.index("explore"), animate=False)
-    subject, _ = subject_texts(language, scene)
-    assert "tutorial" not in subject and "H100" in subject
+    subject, _, note = subject_texts(language, scene)
+    assert note == "" and "H100" in subject

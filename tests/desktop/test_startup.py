@@ -29,7 +29,7 @@ def test_quit_after_first_frame_prints_the_milliseconds_since_start(tmp_path):
 
 
 @pytest.mark.parametrize("arguments", [("--present",), ("--present", "--scene", "3", "--lang", "zh"),
-                                       ("--theme", "projector", "--scene", "7")])
+                                       ("--theme", "projector", "--scene", "summary")])
 def test_every_way_of_starting_reaches_a_first_frame(tmp_path, arguments):
     result = start(tmp_path, *arguments)
     assert result.returncode == 0, result.stderr
@@ -51,7 +51,7 @@ def test_corrupt_settings_start_cleanly_with_a_one_line_note(tmp_path, content):
 
 
 def test_choices_are_remembered_between_starts(tmp_path):
-    assert start(tmp_path, "--lang", "zh", "--theme", "projector", "--scene", "7").returncode == 0
+    assert start(tmp_path, "--lang", "zh", "--theme", "projector", "--scene", "summary").returncode == 0
     saved = settings_store.load(tmp_path / settings_store.FILE_NAME).settings
     assert (saved.language, saved.theme, saved.last_scene) == ("zh", "projector", "summary")
     assert saved.geometry
