@@ -109,3 +109,23 @@ def test_the_allowance_of_the_seeds_example_is_about_1_2_gb():
     expected = GiB + 1000 * (2 * 8192 + (64 * 128 + 2 * 8 * 128 + 2 * 28672)) * 2 + 128256 * 4
     assert expected == 1_242_190_848
     assert report(gpu="h800", model="llama-3.1-70b", weights="fp8").overhead_bytes_per_gpu == pytest.approx(expected)
+
+
+def _on_a_card_of(capacity_bytes: float, model=fx.LLAMA_31_70B, gpus=2, batch=3):
+    from dataclasses import replace
+    from engine.deployment import deploy
+    d = deploy(model, replace(fx.H800, memory_bytes=capacity_bytes), gpus, fx.FP8, fx.FP16)
+    return memory.plan_memory(d, batch=batch, prompt_tokens=1000, output_tokens=500)
+
+
+@pytest.mark.parametrize("gpus, batch", [(1, 1), (2, 3), (8, 64)])
+def test_a_card_filled_to_the_last_byte_fits_and_one_byte_less_does_not(gpus, batch):
+    """The boundary: what the scenario needs may take all of the card's memory (free 0 fits); it cannot take more.
+    The longest context and the most sequences agree with that verdict on both sides of the line."""
+    need = _on_a_card_of(80e9, gpus=gpus, batch=batch).used_bytes_per_gpu
+    full = _on_a_card_of(need, gpus=gpus, batch=batch)
+    assert full.free_bytes_per_gpu == 0 and full.fits
+    assert full.max_sequences >= batch and full.max_context_tokens >= 1500
+    short = _on_a_card_of(need - 1, gpus=gpus, batch=batch)
+    assert short.free_bytes_per_gpu == -1 and not short.fits
+    assert short.max_sequences < batch and short.max_context_tokens < 1500
