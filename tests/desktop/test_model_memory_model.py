@@ -191,3 +191,26 @@ def test_one_bar_builder_serves_every_scene():
                                                                                  - shown.overhead_bytes_per_gpu)
     given = memory_bars_state(shown, label, BarName("GPU"), kv_bytes_per_gpu=1e9, free_bytes_per_gpu=-5e9).bars[0]
     assert given.over_label == "over 5000000000" and not given.free_label
+
+
+@pytest.mark.parametrize("changes", CASES)
+def test_free_memory_stops_at_zero_and_what_does_not_fit_is_over(changes):
+    """The boundary, decided in ``figures``: "free" is what is left on a card, never below 0; a shortfall is
+    said as "over" (and the weights' own shortfall as "weights_over")."""
+    r = report(**changes)
+    left = r.hbm_bytes_per_gpu - r.used_bytes_per_gpu
+    values = mm.figures(r, EN)
+    assert values["free"] == format_bytes(max(left, 0.0)) and values["over"] == format_bytes(max(-left, 0.0))
+    assert values["weights_over"] == format_bytes(max(r.weights_bytes_per_gpu - r.hbm_bytes_per_gpu, 0.0))
+
+
+def test_a_way_out_that_does_not_fit_has_nothing_free_in_the_notes():
+    # 64 sequences of 8,500 tokens: 178 GB of KV at FP16 do not fit beside 70.6 GB of FP8 weights on one card.
+    results = story_results(dataclasses.replace(BASE, batch=64, prompt_tokens=8000))
+    assert not results["quantise"].fits and results["quantise"].free_bytes_per_gpu < 0
+    values = mm.shown_values(results, "compare", EN)
+    assert values["quantise_free"] == format_bytes(0.0)
+    for phase in ("int4", "compare"):
+        notes = TEXTS["notes"][phase]["en"].format(**mm.shown_values(results, phase, EN))
+        assert format_bytes(results["quantise"].free_bytes_per_gpu) not in notes
+        assert f"{format_bytes(0.0)} free" in notes
