@@ -84,8 +84,8 @@ def test_python_m_desktop_export_writes_pictures_that_are_not_blank(tmp_path):
     assert result.returncode == 0, result.stderr
     for entry in scene_entries():
         image = QImage(str(tmp_path / "out" / f"{entry.export_name}.png"))
-        assert image.size() == QSize(1024, 768), cls.key
-        assert distinct_colours(image) > 8 and dark_share(image) > 0.005, cls.key
+        assert image.size() == QSize(1024, 768), entry.key
+        assert distinct_colours(image) > 8 and dark_share(image) > 0.005, entry.key
     assert (tmp_path / "out" / HANDOUT_FILE).read_bytes().startswith(b"%PDF")
     assert "Traceback" not in result.stderr
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop.i18n import Language
 from desktop.kit.scene import SceneKit, create_scene
 from desktop.scenario_store import ScenarioStore
 from desktop.scenes.registry import scene_entries
 from desktop.slide import keep_units_whole
+from tests.desktop.stage import drawn_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -29,19 +29,10 @@ def _title(key: str, code: str) -> str:
     return tomllib.loads((ROOT / "resources" / "text" / f"{key}.toml").read_text(encoding="utf-8"))["title"][code]
 
 
-def _stage_texts(scene: QWidget) -> list[str]:
-    """Every text the scene's visible widgets drew in their last paint, and its visible labels', in order."""
+def _stage_texts(scene) -> list[str]:
     scene.clock.set_seconds(scene.clock.seconds() + 1.0)        # transitions finished
     scene.grab()
-    texts = []
-    for widget in scene.findChildren(QWidget):
-        if not widget.isVisibleTo(scene):
-            continue
-        if hasattr(widget, "drawn_texts"):
-            texts += [drawn.text for drawn in widget.drawn_texts()]
-        elif isinstance(widget, QLabel) and widget.text():
-            texts.append(widget.text())
-    return texts
+    return drawn_texts(scene)
 
 
 @pytest.mark.parametrize("entry", scene_entries(), ids=lambda entry: entry.key)

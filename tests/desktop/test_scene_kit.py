@@ -32,6 +32,7 @@ from engine import Scenario
 from engine.catalog import default_catalog
 from engine.parallel import allowed_gpu_counts
 from engine.scenario import MAX_CONTEXT_TOKENS
+from tests.desktop.stage import drawn_texts
 from widgets.theme import THEMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,7 +79,7 @@ def test_any_scenario_the_engine_accepts_renders_in_every_build(qtbot, cls, scen
         for text in (scene.caption(), scene.notes()):
             assert not _BROKEN_TEXT.search(text), (index, text)
     scene.grab()
-    drawn = _drawn_texts(scene)
+    drawn = drawn_texts(scene)
     assert drawn, "the last build's stage draws no text"
     broken = [text for text in drawn if _BROKEN_TEXT.search(text)]
     assert not broken, broken
@@ -86,18 +87,6 @@ def test_any_scenario_the_engine_accepts_renders_in_every_build(qtbot, cls, scen
 
 # What no text of any scene may show: a number that is not one, a name left unfilled, a replacement character.
 _BROKEN_TEXT = re.compile(r"\b(nan|NaN|inf)\b|\{[a-z_]+\}|\ufffd")
-
-
-def _drawn_texts(scene) -> list[str]:
-    """Every text the visible widgets of ``scene`` drew in their last paint, and the visible labels'."""
-    from PySide6.QtWidgets import QLabel, QWidget
-    texts = []
-    for widget in scene.findChildren(QWidget):
-        if widget.isVisibleTo(scene) and hasattr(widget, "drawn_texts"):
-            texts += [drawn.text for drawn in widget.drawn_texts()]
-        elif widget.isVisibleTo(scene) and isinstance(widget, QLabel) and widget.text():
-            texts.append(widget.text())
-    return texts
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
