@@ -31,7 +31,7 @@ hypothesis_settings.load_profile(HYPOTHESIS_PROFILE)
 def pytest_configure(config):
     """Outside CI, a run without ``--hypothesis-seed`` gets one drawn here, before Hypothesis's plugin reads
     the option, so that the header can print it."""
-    if HYPOTHESIS_PROFILE != "ci" and config.getoption("hypothesis_seed") is None:
+    if HYPOTHESIS_PROFILE != "ci" and getattr(config.option, "hypothesis_seed", "no plugin") is None:
         config.option.hypothesis_seed = str(random.SystemRandom().randrange(2 ** 32))
 
 
@@ -40,7 +40,8 @@ def pytest_report_header(config):
     if HYPOTHESIS_PROFILE == "ci":
         return ("hypothesis: profile 'ci', derandomized: each test's seed is a hash of its code, the same on "
                 "every run (repeat with CI=true)")
-    return f"hypothesis: seed {config.getoption('hypothesis_seed')} (repeat with --hypothesis-seed=that number)"
+    seed = getattr(config.option, "hypothesis_seed", None)
+    return None if seed is None else f"hypothesis: seed {seed} (repeat with --hypothesis-seed=that number)"
 
 
 @pytest.fixture(autouse=True)
