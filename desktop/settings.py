@@ -41,6 +41,10 @@ FILE_NAME = "settings.json"
 SET_ASIDE_SUFFIX = ".bad"
 MAX_SET_ASIDE = 5                   # set-aside files kept; the oldest goes when another one comes
 MAX_FILE_BYTES = 1_000_000          # a settings file is a few hundred bytes; a geometry a few hundred more
+# Settings nest two levels (the scenario inside the file). A deeper file is "nested too deeply" on every Python:
+# json.loads itself stops at the interpreter's recursion limit, which differs between versions (3.11 raises at
+# about 1,000 levels, 3.13 parses 5,000).
+MAX_NESTING = 32
 _KEPT: set[Path] = set()            # files that could not be read nor set aside: never written over
 
 
@@ -230,9 +234,23 @@ def _read(path: Path) -> tuple[dict | None, tuple[str, dict] | None]:
         return None, ("errors.settings.reason.too_deep", {})
     except (ValueError, MemoryError):
         return None, ("errors.settings.reason.not_json", {})
+    if _nesting_beyond(raw, MAX_NESTING):
+        return None, ("errors.settings.reason.too_deep", {})
     if not isinstance(raw, dict):
         return None, ("errors.settings.reason.not_object", {})
     return raw, None
+
+
+def _nesting_beyond(value, most: int) -> bool:
+    """Whether ``value`` (parsed JSON) nests lists and objects more than ``most`` deep; without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > most:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _set_aside(path: Path) -> Path | None:
