@@ -10,6 +10,11 @@ from pathlib import Path
 from engine.config_dir import FileTooBig, NotRegularFile, read_regular_file
 from engine.units import format_bytes
 
+# Settings and scenarios nest two levels. A deeper file is "nested too deeply" on every Python: json.loads itself
+# stops at the interpreter's recursion limit, which differs between versions (3.11 raises at about 1,000
+# levels, 3.13 parses 5,000).
+MAX_NESTING = 32
+
 
 def read_json_table(path: Path, max_bytes: int) -> tuple[dict | None, tuple[str, dict] | None]:
     """The file's table, or None and why it cannot be used: (text key, values), the keys
@@ -30,9 +35,23 @@ def read_json_table(path: Path, max_bytes: int) -> tuple[dict | None, tuple[str,
         return None, ("errors.settings.reason.too_deep", {})
     except (ValueError, MemoryError):
         return None, ("errors.settings.reason.not_json", {})
+    if _nesting_beyond(raw, MAX_NESTING):
+        return None, ("errors.settings.reason.too_deep", {})
     if not isinstance(raw, dict):
         return None, ("errors.settings.reason.not_object", {})
     return raw, None
+
+
+def _nesting_beyond(value, most: int) -> bool:
+    """Whether ``value`` (parsed JSON) nests lists and objects more than ``most`` deep; without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > most:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def write_json_table(path: Path, table: dict) -> None:

@@ -218,6 +218,8 @@ def _read(path: Path) -> tuple[dict | None, tuple[str, dict] | None]:
     return read_json_table(path, MAX_FILE_BYTES)
 
 
+
+
 def _set_aside(path: Path) -> Path | None:
     """Move the unusable file to settings.json.bad (settings.json.bad-2... where that is taken: an older
     set-aside file is kept too); None where it cannot be moved."""

@@ -166,5 +166,6 @@ def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens:
         weights_bytes=weights, weights_bytes_per_gpu=weights_per_gpu,
         kv_bytes=kv, kv_bytes_per_gpu=kv_per_gpu, allowance_bytes_per_gpu=allowance,
         capacity_bytes_per_gpu=capacity_bytes, used_bytes_per_gpu=used, free_bytes_per_gpu=free,
+        # Boundary: a card filled to its last byte fits (free 0); one byte more does not (test_memory.py).
         fits=free >= 0, max_context_tokens=max_context, max_sequences=max_sequences,
     )

@@ -75,4 +75,5 @@ def utilisation(gpu: Gpu, precision: Precision, flops_per_byte):
 
 def bound(compute_seconds: float, memory_seconds: float) -> str:
     """``"compute"`` when arithmetic takes at least as long as moving the bytes, else ``"memory"``."""
+    # Boundary: at the ridge exactly (equal times) the compute never idles, so compute-bound (test_roofline.py).
     return "compute" if compute_seconds >= memory_seconds else "memory"

@@ -9,10 +9,39 @@ caused it: pytest-qt captures them by default (``qt_no_exception_capture`` is
 left off; tests/desktop/test_slot_exceptions.py checks that it stays so).
 """
 import os
+import random
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402  (after the platform is chosen)
+from hypothesis import settings as hypothesis_settings  # noqa: E402
+
+# Hypothesis in CI (the environment variable CI set, as GitHub Actions and this project's CI do): the same
+# examples on every run of the same code, so a failure there fails again here. Each test's seed is a hash
+# of the test's code (derandomize), no example database is read or kept, a failure prints the
+# @reproduce_failure blob, and no example is timed (machines are shared). Loaded before any test module is
+# imported, so every @settings(...) of a test inherits it. Elsewhere each run draws a seed, and
+# ``pytest_report_header`` prints it: ``--hypothesis-seed=N`` repeats that run.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
+HYPOTHESIS_PROFILE = "ci" if os.environ.get("CI") else "default"
+hypothesis_settings.load_profile(HYPOTHESIS_PROFILE)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """Outside CI, a run without ``--hypothesis-seed`` gets one drawn here, before Hypothesis's plugin reads
+    the option, so that the header can print it."""
+    if HYPOTHESIS_PROFILE != "ci" and getattr(config.option, "hypothesis_seed", "no plugin") is None:
+        config.option.hypothesis_seed = str(random.SystemRandom().randrange(2 ** 32))
+
+
+def pytest_report_header(config):
+    """The line that says how to draw Hypothesis's examples again."""
+    if HYPOTHESIS_PROFILE == "ci":
+        return ("hypothesis: profile 'ci', derandomized: each test's seed is a hash of its code, the same on "
+                "every run (repeat with CI=true)")
+    seed = getattr(config.option, "hypothesis_seed", None)
+    return None if seed is None else f"hypothesis: seed {seed} (repeat with --hypothesis-seed=that number)"
 
 
 @pytest.fixture(autouse=True)

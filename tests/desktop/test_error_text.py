@@ -82,10 +82,28 @@ FORMATTING_FREE = ["desktop/error_text.py", "desktop/scenes/summary/view.py", "d
 
 
 def f_strings(source: str) -> list[str]:
+    """Every f-string of ``source`` as written, in order. Up to Python 3.11 the tokenizer gives one STRING token
+    for each; from 3.12 (PEP 701) FSTRING_START ... FSTRING_END, whose text is read back from the source."""
     import io
     import tokenize
-    return [token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
-            if token.type == tokenize.STRING and "f" in token.string.split("'")[0].split('"')[0].lower()]
+    lines = source.splitlines(keepends=True)
+
+    def between(start, end) -> str:
+        (row, col), (end_row, end_col) = start, end
+        if row == end_row:
+            return lines[row - 1][col:end_col]
+        return lines[row - 1][col:] + "".join(lines[row:end_row - 1]) + lines[end_row - 1][:end_col]
+
+    found, starts = [], []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.STRING and "f" in token.string.split("'")[0].split('"')[0].lower():
+            found.append((token.start, token.string))
+        elif token.type == getattr(tokenize, "FSTRING_START", None):
+            starts.append(token.start)
+        elif token.type == getattr(tokenize, "FSTRING_END", None):
+            start = starts.pop()
+            found.append((start, between(start, token.end)))
+    return [text for _, text in sorted(found)]
 
 
 @pytest.mark.parametrize("module", FORMATTING_FREE)

@@ -183,7 +183,12 @@ def test_the_handout_is_real_text_with_every_number_and_the_notes(qapp, tmp_path
     assert done.returncode == 0, done.stderr
     text = subprocess.run(["pdftotext", str(tmp_path / "handout.pdf"), "-"], capture_output=True,
                           text=True, timeout=60).stdout
-    for number in ("320 KiB", "80", "125,250", "32,768"):
+    # Llama 3.1 70B's config.json: 80 layers, 8 KV heads of 128 values; at FP16 (2 bytes) 327,680 bytes a token.
+    # The seed's N = 500 tokens: 1 + 2 + ... + 500 = 125,250 computations without a cache. (Not a bare "80":
+    # every page's "H800" has one.)
+    formula = "2 × 80 × 8 × 128 × 2"
+    assert 2 * 80 * 8 * 128 * 2 == 320 * 1024 and 500 * 501 // 2 == 125_250
+    for number in ("320 KiB", formula, "80 层", "125,250", "32,768"):
         assert number in text, number
     assert "N(N+1)/2" in text                 # a formula from the notes, not only the captions
     from desktop.handout import HANDOUT_CJK_FAMILIES

@@ -205,3 +205,15 @@ def test_the_notes_say_by_how_much_an_option_is_over_never_zero_free():
     assert values["quantise_room"] == f"over by {format_bytes(-quantise.free_bytes_per_gpu)}"
     notes = TEXTS["notes"]["compare"]["en"].format_map(values)
     assert "over by" in notes and "0 B free" not in notes
+
+
+@pytest.mark.parametrize("changes", CASES)
+def test_free_memory_stops_at_zero_and_what_does_not_fit_is_over(changes):
+    """The boundary, decided in ``figures``: "free" is what is left on a card, never below 0; a shortfall is
+    said as "over" (and the weights' own shortfall as "weights_over")."""
+    r = report(**changes)
+    left = r.hbm_bytes_per_gpu - r.used_bytes_per_gpu
+    values = mm.figures(r, EN)
+    assert values["free"] == format_bytes(max(left, 0.0)) and values["over"] == format_bytes(max(-left, 0.0))
+    assert values["weights_over"] == format_bytes(max(r.weights_bytes_per_gpu - r.hbm_bytes_per_gpu, 0.0))
+

@@ -16,7 +16,7 @@ from desktop.scenes.prefill_decode.view import PrefillDecodeScene
 from engine import Scenario
 from engine.compute import decode_crossover_batch
 from engine.scenario import MAX_CONTEXT_TOKENS
-from engine.units import format_count, format_percent
+from engine.units import format_count, format_percent, format_seconds
 from widgets.theme import THEMES, for_screen
 
 
@@ -144,11 +144,28 @@ def test_stage_text_is_readable_inside_and_never_overlaps(make_scene, language, 
 @pytest.mark.parametrize("changes", [dict(output_tokens=1), dict(prompt_tokens=1, output_tokens=9_999_999),
                                      dict(batch=4096), dict(model="llama-3.1-8b", gpus=1, prompt_tokens=1)])
 def test_edge_scenarios_render_every_build(make_scene, changes):
+    """Every build draws the engine's times (those whose labels fit), and the whole bar is the request to scale:
+    prefill's colour where it starts, decode's where it ends (none when there is no decode step)."""
     scene = make_scene(scenario=dataclasses.replace(Scenario(gpus=2), **changes))
+    report = scene.kit.store.report
+    expected = {"end": format_seconds(report.total_seconds), "prefill_block": format_seconds(report.ttft_seconds),
+                "decode_block": format_seconds(report.decode_seconds)}
     for build in range(scene.build_count):
         scene.go_to_build(build, animate=False)
         assert scene.caption() and scene.notes()
-        assert not scene.grab().isNull()
+        scene.grab()
+        drawn = {t.key: t.text for t in scene.timeline.drawn_texts()}
+        assert "end" in drawn and ("prefill_block" in drawn or "decode_block" in drawn), (build, drawn)
+        for key, seconds in expected.items():
+            assert key not in drawn or seconds in drawn[key], (build, key, drawn[key], seconds)
+    image = scene.timeline.grab().toImage()
+    bar = scene.timeline.layout_now().main_bar
+    y, theme = round(bar.bottom() - 3), scene.kit.theme
+    prefill_px = report.ttft_seconds / report.total_seconds * bar.width()
+    if prefill_px >= 8:
+        assert image.pixelColor(round(bar.left() + 3), y) == theme.color("compute")
+    end_role = "memory" if scene.timeline.state.decode_steps else "compute"
+    assert image.pixelColor(round(bar.right() - 3), y) == theme.color(end_role)
 
 
 def test_strips_ease_in_and_clicking_fast_ends_where_clicking_slowly_does(make_scene):

@@ -13,6 +13,7 @@ import pytest
 from desktop import settings as store
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.i18n import Language
+from desktop.json_file import MAX_NESTING
 from desktop.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,3 +172,13 @@ def test_a_gpu_a_user_catalogue_lacks_at_one_start_comes_back_at_the_next(path):
     changed.scenario = dataclasses.replace(changed.scenario, batch=4)     # the person chose something else
     store.save(changed, path)
     assert json.loads(path.read_text(encoding="utf-8"))["scenario"]["gpu"] == DEFAULT_SCENARIO.gpu
+
+
+@pytest.mark.parametrize("levels, too_deep", [(MAX_NESTING, False), (MAX_NESTING + 1, True)])
+def test_how_deep_a_file_may_nest_does_not_depend_on_the_python(path, levels, too_deep):
+    """Python 3.11's json.loads gives up at about 1,000 levels, 3.13's reads 5,000: the limit is the app's own."""
+    path.write_text('{"theme": "dark", "x": ' + "[" * (levels - 1) + "]" * (levels - 1) + "}", encoding="utf-8")
+    loaded = store.load(path)
+    assert loaded.unreadable == too_deep
+    assert loaded.reason == (("errors.settings.reason.too_deep", {}) if too_deep else None)
+    assert loaded.settings.theme == (Settings().theme if too_deep else "dark")

@@ -32,6 +32,7 @@ from engine import Scenario
 from engine.catalog import default_catalog
 from engine.parallel import allowed_gpu_counts
 from engine.scenario import MAX_CONTEXT_TOKENS
+from tests.desktop.stage import drawn_texts
 from widgets.theme import THEMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +77,17 @@ def test_any_scenario_the_engine_accepts_renders_in_every_build(qtbot, cls, scen
         scene.go_to_build(index)
         scene.clock.set_seconds(scene.clock.seconds() + 0.1)
         assert scene.caption() and scene.notes()
-    assert not scene.grab().isNull()
+        for text in (scene.caption(), scene.notes()):
+            assert not _BROKEN_TEXT.search(text), (index, text)
+    scene.grab()
+    drawn = drawn_texts(scene)
+    assert drawn, "the last build's stage draws no text"
+    broken = [text for text in drawn if _BROKEN_TEXT.search(text)]
+    assert not broken, broken
+
+
+# What no text of any scene may show: a number that is not one, a name left unfilled, a replacement character.
+_BROKEN_TEXT = re.compile(r"\b(nan|NaN|inf)\b|\{[a-z_]+\}|\ufffd")
 
 
 @pytest.mark.parametrize("code", LANGUAGES)

@@ -4,6 +4,7 @@ import pytest
 from engine import memory
 from engine.units import GB, GiB
 from tests.engine import fixtures as fx
+from tests.engine import memory_definition as md
 from tests.engine.fixtures import report
 
 
@@ -86,3 +87,45 @@ def test_most_sequences_shrinks_as_context_grows():
     assert long.max_sequences < short.max_sequences / 10
     # Each sequence of 2,000 tokens takes 2000 * 128 KiB of KV: roughly (80 GB - 16 GB) / 262 MB of them.
     assert short.max_sequences == pytest.approx((80e9 - 16.06e9 - short.overhead_bytes_per_gpu) / (2000 * 131072), abs=1)
+
+
+@pytest.mark.parametrize("model, shapes", [("llama-3.1-70b", md.LLAMA_31_70B), ("llama-3.1-8b", md.LLAMA_31_8B),
+                                           ("mixtral-8x7b", md.MIXTRAL_8X7B), ("deepseek-v3", md.DEEPSEEK_V3)])
+@pytest.mark.parametrize("gpus, batch, prompt", [(1, 1, 1000), (2, 1, 1000), (8, 1, 1000), (2, 3, 2000),
+                                                 (8, 64, 4000), (4, 1, 30_000)])
+def test_the_allowance_is_its_definition(model, shapes, gpus, batch, prompt):
+    """The allowance from engine/memory.py's docstring and the model's config.json, written out in
+    tests/engine/memory_definition.py (not the engine's code): runtime, one pass's activations, the logits."""
+    r = report(gpu="h200", model=model, weights="fp8", gpus=gpus, batch=batch, prompt_tokens=prompt,
+               output_tokens=100)
+    assert r.overhead_bytes_per_gpu == pytest.approx(md.allowance_bytes_per_gpu(shapes, gpus, batch, prompt),
+                                                     rel=1e-12)
+    assert r.used_bytes_per_gpu == pytest.approx(r.weights_bytes_per_gpu + r.kv_bytes_per_gpu
+                                                 + r.overhead_bytes_per_gpu, rel=1e-12)
+
+
+def test_the_allowance_of_the_seeds_example_is_about_1_2_gb():
+    # 1 GiB + 1,000 tokens x (2 x 8192 + 8192 + 2048 + 2 x 28672) x 2 bytes (168 MB) + 128,256 x 4 bytes (0.5 MB).
+    expected = GiB + 1000 * (2 * 8192 + (64 * 128 + 2 * 8 * 128 + 2 * 28672)) * 2 + 128256 * 4
+    assert expected == 1_242_190_848
+    assert report(gpu="h800", model="llama-3.1-70b", weights="fp8").overhead_bytes_per_gpu == pytest.approx(expected)
+
+
+def _on_a_card_of(capacity_bytes: float, model=fx.LLAMA_31_70B, gpus=2, batch=3):
+    from dataclasses import replace
+    from engine.deployment import deploy
+    d = deploy(model, replace(fx.H800, memory_bytes=capacity_bytes), gpus, fx.FP8, fx.FP16)
+    return memory.plan_memory(d, batch=batch, prompt_tokens=1000, output_tokens=500)
+
+
+@pytest.mark.parametrize("gpus, batch", [(1, 1), (2, 3), (8, 64)])
+def test_a_card_filled_to_the_last_byte_fits_and_one_byte_less_does_not(gpus, batch):
+    """The boundary: what the scenario needs may take all of the card's memory (free 0 fits); it cannot take more.
+    The longest context and the most sequences agree with that verdict on both sides of the line."""
+    need = _on_a_card_of(80e9, gpus=gpus, batch=batch).used_bytes_per_gpu
+    full = _on_a_card_of(need, gpus=gpus, batch=batch)
+    assert full.free_bytes_per_gpu == 0 and full.fits
+    assert full.max_sequences >= batch and full.max_context_tokens >= 1500
+    short = _on_a_card_of(need - 1, gpus=gpus, batch=batch)
+    assert short.free_bytes_per_gpu == -1 and not short.fits
+    assert short.max_sequences < batch and short.max_context_tokens < 1500

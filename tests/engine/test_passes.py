@@ -12,8 +12,8 @@ def _decode(model, batch, precision=fx.FP16, gpus=1):
     return decode_step_work(deploy(model, fx.H800, gpus, precision, precision), batch=batch)
 
 
-def _prefill(model, batch, prompt, precision=fx.FP16):
-    return prefill_work(deploy(model, fx.H800, 1, precision, precision), batch=batch, prompt_tokens=prompt)
+def _prefill(model, batch, prompt, precision=fx.FP16, gpus=1):
+    return prefill_work(deploy(model, fx.H800, gpus, precision, precision), batch=batch, prompt_tokens=prompt)
 
 
 def test_decode_step_reads_every_weight_once_plus_the_kv_cache():
@@ -59,3 +59,23 @@ def test_prefill_of_a_long_prompt_touches_every_expert():
     counts = parameter_counts(fx.DEEPSEEK_V3)
     work = _prefill(fx.DEEPSEEK_V3, batch=1, prompt=4096, precision=fx.FP8)
     assert work.bytes_per_gpu == pytest.approx((counts.total - counts.embedding) * 1 + 4096 * 35_136, rel=1e-6)
+
+
+@pytest.mark.parametrize("gpus", [1, 2, 4, 8])
+def test_prefill_bytes_per_gpu_are_a_slice_of_the_weights_and_of_the_kv_written(gpus):
+    """Tensor parallelism over g GPUs: each reads 1/g of the weights and writes the K and V of its 8/g of
+    Llama 3.1 70B's 8 KV heads (config.json: 80 layers, 8 KV heads of 128 values; 327,680 bytes a token at FP16)."""
+    counts = parameter_counts(fx.LLAMA_31_70B)
+    work = _prefill(fx.LLAMA_31_70B, batch=3, prompt=1000, gpus=gpus)
+    weights = (counts.total - counts.embedding) * 2
+    assert work.bytes_per_gpu == pytest.approx(weights / gpus + 3 * 1000 * (2 * 80 * 8 * 128 * 2) / gpus)
+
+
+def test_prefill_writes_the_whole_latent_kv_on_every_gpu():
+    """Multi-head latent attention (DeepSeek-V3) keeps one latent per token that every GPU needs: 61 layers x
+    (512 latent + 64 rope values) x 1 byte at FP8 = 35,136 bytes a token on each GPU, however many there are."""
+    counts = parameter_counts(fx.DEEPSEEK_V3)
+    one = _prefill(fx.DEEPSEEK_V3, batch=1, prompt=4096, precision=fx.FP8)
+    eight = _prefill(fx.DEEPSEEK_V3, batch=1, prompt=4096, precision=fx.FP8, gpus=8)
+    assert eight.bytes_per_gpu == pytest.approx((counts.total - counts.embedding) / 8 + 4096 * 61 * (512 + 64))
+    assert one.bytes_per_gpu - eight.bytes_per_gpu == pytest.approx((counts.total - counts.embedding) * 7 / 8)

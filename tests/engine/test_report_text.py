@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -9,7 +10,10 @@ from engine.cli import main
 from engine.compute import report_for, resolve
 from engine.report_text import report_as_text
 from engine.scenario import Scenario
+from engine.units import format_bytes, format_count
 from tests.engine import fixtures as fx
+from tests.engine import memory_definition as md
+from tests.engine.fixtures import report
 
 NOTE = "The timings below are hypothetical: they assume the model and its KV cache would fit."
 
@@ -38,20 +42,36 @@ def test_the_hypothetical_note_comes_right_before_the_timings():
 
 
 def test_kv_too_big_names_the_total_and_the_shortfall_and_keeps_the_useful_limits():
-    # 16 GB of weights fit an 80 GB A100; 4 x 125,125 tokens of KV (66 GB) do not fit beside them.
+    # 16 GB of weights fit an 80 GB A100; 4 x 125,125 tokens of KV (66 GB) do not fit beside them. The KV and
+    # the allowance are written out from their definitions (tests/engine/memory_definition.py).
     text = text_of(gpu="a100-80gb", model="llama-3.1-8b", batch=4, prompt_tokens=125_000, output_tokens=125)
+    weights = report(gpu="a100-80gb", model="llama-3.1-8b").weights_bytes_per_gpu     # counted in test_parameters
+    per_token = md.LLAMA_31_8B.kv_bytes_per_token_fp16
+    allowance = md.allowance_bytes_per_gpu(md.LLAMA_31_8B, 1, 4, 125_000)
+    need = weights + 4 * 125_125 * per_token + allowance
+    room = 80e9 - weights - allowance
+    assert need > 80e9 and 0 < math.floor(room / (125_125 * per_token)) < 4
     [line] = [line for line in lines_of(text) if "does not fit" in line]
-    assert "everything together needs 83.4 GB of 80 GB per GPU (short by 3.44 GB)" in line
-    assert "longest context that fits  118,558 tokens per sequence at batch 4" in text   # still useful: > 0
-    assert "most sequences             3 of 125,125 tokens" in text                     # fewer than asked
+    assert f"everything together needs {format_bytes(need)} of 80 GB per GPU (short by {format_bytes(need - 80e9)})" \
+        in line
+    longest = math.floor(room / (4 * per_token))                                      # still useful: > 0
+    assert f"longest context that fits  {format_count(longest)} tokens per sequence at batch 4" in text
+    most = math.floor(room / (125_125 * per_token))                                   # fewer than asked
+    assert f"most sequences             {most} of 125,125 tokens" in text
     assert NOTE in text
 
 
 def test_a_scenario_that_fits_has_no_note_and_shows_its_room():
     text = text_of(gpu="h800", model="llama-3.1-70b", weights="fp8", prompt_tokens=1000, output_tokens=500)
+    weights = report(gpu="h800", model="llama-3.1-70b", weights="fp8").weights_bytes_per_gpu
+    per_token = md.LLAMA_31_70B.kv_bytes_per_token_fp16                               # 320 KiB
+    allowance = md.allowance_bytes_per_gpu(md.LLAMA_31_70B, 1, 1, 1000)
+    free = 80e9 - weights - 1500 * per_token - allowance
+    assert 0 < free < 10e9
     assert NOTE not in text and "does not fit" not in text
-    assert "  free                       7.71 GB   fits" in lines_of(text)
-    assert "most sequences             16 of 1,500 tokens" in text
+    assert f"  free                       {format_bytes(free)}   fits" in lines_of(text)
+    most = math.floor((80e9 - weights - allowance) / (1500 * per_token))
+    assert f"most sequences             {most} of 1,500 tokens" in text and most > 1
     assert "(70.6B parameters × 1 byte)" in text and "tokens/s per sequence" in text
 
 

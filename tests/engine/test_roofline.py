@@ -92,3 +92,21 @@ def test_every_peak_comes_from_the_one_fallback_rule():
             assert roofline.peak_flops(gpu, precision) == gpu.flops_per_second[chain[0]]
             r = report(gpu=gpu.id, model="llama-3.1-8b", weights=precision.id)
             assert r.peak_flops_per_gpu == gpu.flops_per_second[chain[0]] and r.compute_precision == chain[0]
+
+
+def test_at_the_ridge_point_exactly_a_pass_is_compute_bound():
+    """The boundary: a pass whose arithmetic takes exactly as long as its bytes (its intensity is the ridge
+    point) keeps the compute busy all the time, utilisation 1, as ``utilisation`` says from the ridge on: it is
+    compute-bound. A little less arithmetic per byte and the compute waits: memory-bound."""
+    from engine.efficiency import IDEAL
+    from engine.passes import PassWork
+    from engine.request import Machine, time_pass
+    assert roofline.bound(1.0, 1.0) == "compute" and roofline.bound(1.0, 1.0 + 1e-9) == "memory"
+    machine = Machine(peak_flops_per_gpu=1e15, bandwidth_bytes_per_second_per_gpu=1e12, gpus=1, efficiency=IDEAL)
+    at_ridge = time_pass(PassWork(flops=1e15, bytes_per_gpu=1e12, link_seconds=0.0, allreduce_calls=0), machine)
+    assert at_ridge.compute_seconds == at_ridge.memory_seconds == 1.0           # 1,000 FLOP per byte, the ridge
+    assert at_ridge.bound == "compute" and at_ridge.utilisation == 1.0
+    below = time_pass(PassWork(flops=0.999e15, bytes_per_gpu=1e12, link_seconds=0.0, allreduce_calls=0), machine)
+    assert below.bound == "memory" and below.utilisation < 1.0
+    ridge = roofline.ridge_point(fx.H800, fx.FP16)
+    assert roofline.utilisation(fx.H800, fx.FP16, ridge) == 1.0 > roofline.utilisation(fx.H800, fx.FP16, 0.999 * ridge)

@@ -68,17 +68,27 @@ def test_segments_are_drawn_to_scale_and_stacked_bottom_up(qtbot):
     assert placed.capacity_lines[0][0] == pytest.approx(rects[0].bottom() - 80 * GB * per_byte)
 
 
-@pytest.mark.parametrize("weights", [30 * GB, 78.5 * GB, 78.7 * GB, 141 * GB])
-def test_overflow_is_drawn_exactly_when_the_stack_passes_the_capacity(qtbot, weights):
+# With 0.5 GB of KV and 1.2 GB of runtime on an 80 GB card (whole bytes, so that the sums are exact):
+# (weights, what is left above the stack (+) or past the line (-)).
+@pytest.mark.parametrize("weights_bytes, left_bytes", [
+    (30_000_000_000, 48_300_000_000),      # room to spare
+    (78_200_000_000, 100_000_000),          # just fits: 0.1 GB free
+    (78_300_000_000, 0),                    # exactly full: fits, nothing free and nothing over
+    (78_400_000_000, -100_000_000),         # just over: 0.1 GB past the line
+    (141_000_000_000, -62_700_000_000),     # the seed's 70B at FP16 on one card
+])
+def test_overflow_is_drawn_exactly_when_the_stack_passes_the_capacity(qtbot, weights_bytes, left_bytes):
     widget = make(qtbot)
-    shown = state(weights=weights)
+    shown = state(weights=weights_bytes, kv=500_000_000, runtime=1_200_000_000, capacity=80_000_000_000)
     widget.set_state(shown)
     placed = widget.placed()
-    over = overflows(shown.bars[0])
-    assert (not placed.overflow[0].isEmpty()) == over
-    assert placed.free[0].isEmpty() == over
+    assert overflows(shown.bars[0]) == (left_bytes < 0)
+    per_byte = placed.segments[0][2].height() / weights_bytes
+    assert placed.free[0].height() == pytest.approx(max(left_bytes, 0) * per_byte, abs=1e-6)
+    assert placed.overflow[0].height() == pytest.approx(max(-left_bytes, 0) * per_byte, abs=1e-6)
+    assert placed.free[0].isEmpty() == (left_bytes <= 0) and placed.overflow[0].isEmpty() == (left_bytes >= 0)
     keys = {text.key for text in painted(widget)}
-    assert ("column.over" in keys) == over and ("column.free" in keys) == (not over)
+    assert ("column.over" in keys) == (left_bytes < 0) and ("column.free" in keys) == (left_bytes > 0)
 
 
 @pytest.mark.parametrize("n", [1, 2, 4, 8])

@@ -69,11 +69,28 @@ def test_grow_draws_every_part_at_its_share_of_the_way_and_the_total_never_passe
     assert clamp_share(float("inf")) == 0.0 and clamp_share(-1) == 0.0
 
 
-def test_every_theme_paints_without_error(bars):
+def test_every_theme_paints_its_colours_and_the_reveal_at_its_share(bars):
+    """In each theme, a third of the way into the reveal: every text, the background, and each solid part
+    filled in its role's colour, the parts together 0.3 of the bar."""
+    bars.resize(1200, 500)
     for theme in THEMES.values():
         bars.set_theme(for_screen(theme, 768))
         bars.set_state(replace(STATE, grow=0.3))
-        assert not bars.grab().isNull()
+        image = bars.grab().toImage()
+        assert [t.text for t in bars.drawn_texts() if t.key != "part"] == [STATE.headline, "Time of one request",
+                                                                         "GPU compute during decode"]
+        assert image.pixelColor(1, 1) == bars.theme.color("background")
+        laid, _ = bars.layout_now()
+        solid = 0
+        for (outline, parts), row in zip(laid, STATE.rows):
+            assert sum(rect.width() for rect, _, _ in parts) == pytest.approx(0.3 * outline.width(), abs=2 * 3.0)
+            for (rect, role, pattern), part in zip(parts, row.parts):
+                assert (role, pattern) == (part.role, part.pattern)
+                if pattern == "solid":
+                    centre = rect.center()
+                    assert image.pixelColor(int(centre.x()), int(centre.y())) == bars.theme.color(role), role
+                    solid += 1
+        assert solid == 2                # prefill and busy: the hatched parts are tints (the test below)
 
 
 def _common_colour(image, rect):

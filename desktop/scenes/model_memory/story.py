@@ -168,6 +168,7 @@ def figures(result: Report | InputError, text: Text) -> dict[str, str]:
         "kv": format_bytes(r.kv_bytes_per_gpu),
         "runtime": format_bytes(r.overhead_bytes_per_gpu),
         "used": format_bytes(r.used_bytes_per_gpu),
+        # Boundary: nothing is free below 0; a shortfall is "over" (test_model_memory_model.py).
         "free": format_bytes(max(0.0, r.free_bytes_per_gpu)),
         "over": format_bytes(max(0.0, -r.free_bytes_per_gpu)),
         # what is left, or by how much it does not fit: never "0 B free" for an option that is over
