@@ -30,6 +30,7 @@ def _title(key: str, code: str) -> str:
 
 
 def _stage_texts(scene) -> list[str]:
+    scene.ensure_ready()                                        # work the scene does off the thread (a cut), done
     scene.clock.set_seconds(scene.clock.seconds() + 1.0)        # transitions finished
     scene.grab()
     return drawn_texts(scene)
