@@ -31,7 +31,10 @@ def _title(key: str, code: str) -> str:
 
 def _stage_texts(scene) -> list[str]:
     scene.ensure_ready()                                        # work the scene does off the thread (a cut), done
-    scene.clock.set_seconds(scene.clock.seconds() + 1.0)        # transitions finished
+    for _ in range(600):                                        # transitions and a build's own playback finished
+        scene.clock.set_seconds(scene.clock.seconds() + 1.0)
+        if not scene.moving(scene.clock.seconds()):
+            break
     scene.grab()
     return drawn_texts(scene)
 

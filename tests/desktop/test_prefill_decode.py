@@ -162,10 +162,14 @@ def test_edge_scenarios_render_every_build(make_scene, changes):
     bar = scene.timeline.layout_now().main_bar
     y, theme = round(bar.bottom() - 3), scene.kit.theme
     prefill_px = report.ttft_seconds / report.total_seconds * bar.width()
+
+    def colours_near(x: float) -> set:           # decode's blocks are hatched (grey print tells them apart): a patch
+        return {image.pixelColor(round(x) + dx, y + dy).name() for dx in range(-2, 3) for dy in range(-2, 1)}
+
     if prefill_px >= 8:
-        assert image.pixelColor(round(bar.left() + 3), y) == theme.color("compute")
+        assert theme.color("compute").name() in colours_near(bar.left() + 3)
     end_role = "memory" if scene.timeline.state.decode_steps else "compute"
-    assert image.pixelColor(round(bar.right() - 3), y) == theme.color(end_role)
+    assert theme.color(end_role).name() in colours_near(bar.right() - 3)
 
 
 def test_strips_ease_in_and_clicking_fast_ends_where_clicking_slowly_does(make_scene):
