@@ -4,8 +4,12 @@ Every control writes to the one ``ScenarioStore`` and reads back from it, so a
 GPU chosen while scene 1 is shown is the GPU of every other scene. Controls
 refuse what they can (combo boxes list only the catalogue, spin boxes have
 ranges); what only the engine can judge comes back as the store's one-sentence
-error, shown inline under the controls (in the app's language, re-read when
-the language changes), and the control returns to the value in use.
+error (in the app's language, re-read when the language changes). A value the
+person typed or chose and the engine refused stays in its control, with the
+reason and the value still in use right under it, word-wrapped inside the
+panel's width (``RefusalNote``), until the next accepted change of any value
+puts every control back to the scenario in use. A refusal of something no
+control here asked for (a scene's control, a preset) shows at the top of the group.
 
 The number of GPUs offers only the counts tensor parallelism allows for the
 model in use (``engine.parallel.allowed_gpu_counts``): its arrows step from one
@@ -19,7 +23,7 @@ engine's documented efficiency factors; the tooltip says so in both languages.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
@@ -34,7 +38,7 @@ from engine.catalog import Catalog
 from engine.efficiency import REALISTIC
 from engine.parallel import allowed_gpu_counts
 from engine.scenario import MAX_BATCH, MAX_GPUS, MODES
-from engine.units import format_percent
+from engine.units import format_count, format_percent, format_usd
 from widgets.theme import Theme
 
 # field -> (smallest, largest): what a spin box lets through; the engine judges the rest
@@ -94,6 +98,23 @@ class GpuCountBox(QSpinBox):
         return state, text, position
 
 
+class RefusalNote(QLabel):
+    """A word-wrapped reason under a control: as wide as the column it is given, never wider (a long sentence
+    wraps; it does not widen the panel, where the end of it would be cut off)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.hide()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(1, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(1, super().sizeHint().height())
+
+
 class ScenarioControls(QGroupBox):
     """A group titled "Scenario": one field per scenario value, the inline error, a defaults button."""
 
@@ -136,22 +157,27 @@ class ScenarioControls(QGroupBox):
         self.mode.activated.connect(lambda _index: self._on_mode_change())
         self.defaults_button = QPushButton(self)
         self.defaults_button.clicked.connect(lambda: self._store.set_scenario(DEFAULT_SCENARIO))
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.error_label.hide()
+        self.error_label = RefusalNote(self)       # a refusal no control of this group asked for
+        self.refusal_notes: dict[str, RefusalNote] = {}
+        self._refused: tuple[str, object, object] | None = None    # (field, value refused, the refusal)
+        self._asking: str | None = None                              # the field whose change the store is judging
 
         self._form = QFormLayout()
         self._field_labels: dict[str, QLabel] = {}
+        self.fields: dict[str, QWidget] = {}
         for name, widget in [*self.choices.items(), *self.counts.items(), ("usd_per_gpu_hour", self.price),
                              ("mode", self.mode)]:
             label = QLabel(self)
             label.setBuddy(widget)
             self._field_labels[name] = label
+            self.fields[name] = widget
             self._form.addRow(label, widget)
+            self.refusal_notes[name] = RefusalNote(self)
+            self.refusal_notes[name].setObjectName(f"refusal_{name}")
+            self._form.addRow(self.refusal_notes[name])       # the whole row's width, right under its control
         layout = QVBoxLayout(self)
-        layout.addLayout(self._form)
         layout.addWidget(self.error_label)
+        layout.addLayout(self._form)
         layout.addWidget(self.defaults_button, alignment=Qt.AlignmentFlag.AlignLeft)
 
         store.changed.connect(self._on_store_change)
@@ -175,6 +201,8 @@ class ScenarioControls(QGroupBox):
         self.defaults_button.setText(text("controls.defaults"))
         if self._store.last_error is not None and not self.error_label.isHidden():
             self.error_label.setText(self._store.error_message(self._store.last_error))
+        if self._refused is not None:
+            self._show_refusal(*self._refused)
 
     def set_labels_above(self, above: bool) -> None:
         """Each label above its field (a narrow column, for a narrow window) or beside it."""
@@ -188,10 +216,17 @@ class ScenarioControls(QGroupBox):
         return self._form.rowWrapPolicy() == QFormLayout.RowWrapPolicy.WrapAllRows
 
     def set_theme(self, theme: Theme) -> None:
-        self.error_label.setStyleSheet(f"color: {theme.warning};")
+        for note in (self.error_label, *self.refusal_notes.values()):
+            note.setStyleSheet(f"color: {theme.warning};")
 
     def error_text(self) -> str:
-        return self.error_label.text() if not self.error_label.isHidden() else ""
+        """The refusal shown now (beside a control or at the top of the group), or ""."""
+        shown = [note.text() for note in (self.error_label, *self.refusal_notes.values()) if not note.isHidden()]
+        return shown[0] if shown else ""
+
+    def refused_field(self) -> str | None:
+        """The field whose refused value its control still shows, or None."""
+        return None if self._refused is None else self._refused[0]
 
     def allowed_gpu_counts(self, model_id: str) -> tuple[int, ...]:
         """The GPU counts the model ``model_id`` can be split over (every count for an id the catalogue lacks)."""
@@ -206,39 +241,79 @@ class ScenarioControls(QGroupBox):
         if name == "model":
             gpus = self._store.scenario.gpus
             fields["gpus"] = max(count for count in self.allowed_gpu_counts(fields["model"]) if count <= gpus)
-        if not self._store.update(**fields):
-            self._show(self._store.scenario)
+        self._ask(name, fields)
 
     def _on_mode_change(self) -> None:
-        if not self._store.update(mode=self.mode.currentData()):
-            self._show(self._store.scenario)
+        self._ask("mode", {"mode": self.mode.currentData()})
 
     def _on_value_change(self, name: str, value) -> None:
         if name == "gpus" and value not in self.gpu_count.allowed():
             self._show(self._store.scenario)     # only a program can set such a count; the box refuses it
             return
-        if not self._store.update(**{name: value}):
-            self._show(self._store.scenario)
+        self._ask(name, {name: value})
+
+    def _ask(self, name: str, fields: dict) -> None:
+        """Ask the store for ``fields``; refused, the control keeps the value with the reason under it."""
+        self._asking = name
+        try:
+            accepted = self._store.update(**fields)
+        finally:
+            self._asking = None
+        if not accepted:
+            self._refused = (name, fields[name], self._store.last_error)
+            self._show(self._store.scenario, keep=name)
+            self._show_refusal(*self._refused)
+
+    def _show_refusal(self, name: str, value, error) -> None:
+        for field, note in self.refusal_notes.items():
+            note.setVisible(field == name)
+        self.error_label.hide()
+        reason = self._store.error_message(error) if error is not None else ""
+        self.refusal_notes[name].setText(self._language.text("controls.refused", reason=reason,
+                                                             value=self._value_text(name, self._store.scenario)))
+
+    def _value_text(self, name: str, scenario: Scenario) -> str:
+        """The value of ``name`` in ``scenario`` as its control shows it."""
+        value = getattr(scenario, name)
+        if name in self.choices:
+            index = self.choices[name].findData(value)
+            return self.choices[name].itemText(index) if index >= 0 else str(value)
+        if name == "mode":
+            return self._language.text(f"controls.mode.{value}")
+        if name == "usd_per_gpu_hour":
+            return format_usd(value)
+        return format_count(value)
 
     # -- reading from the store --------------------------------------------------------
     def _on_store_change(self, scenario, _report) -> None:
-        self.error_label.hide()
+        self._refused = None
+        for note in (self.error_label, *self.refusal_notes.values()):
+            note.hide()
         self._show(scenario)
 
     def _on_store_error(self, message: str) -> None:
+        if self._asking is not None:
+            return                    # one of these controls asked: the reason goes under it (``_ask``)
+        self._refused = None
+        for note in self.refusal_notes.values():
+            note.hide()
+        self._show(self._store.scenario)
         self.error_label.setText(message)
         self.error_label.show()
 
-    def _show(self, scenario: Scenario) -> None:
+    def _show(self, scenario: Scenario, keep: str | None = None) -> None:
+        """Every control at ``scenario``'s value, but ``keep`` (a field whose refused value stays shown)."""
         for name, box in self.choices.items():
             index = box.findData(getattr(scenario, name))
-            if index >= 0 and index != box.currentIndex():
+            if name != keep and index >= 0 and index != box.currentIndex():
                 box.setCurrentIndex(index)      # activated is only emitted by the user: no loop
         with signals_blocked(self.gpu_count, self.price, *self.counts.values()):
             self.gpu_count.set_allowed(self.allowed_gpu_counts(scenario.model))
             for name, spin in self.counts.items():
-                spin.setValue(getattr(scenario, name))
-            self.price.setValue(scenario.usd_per_gpu_hour)
+                if name != keep:
+                    spin.setValue(getattr(scenario, name))
+            if keep != "usd_per_gpu_hour":
+                self.price.setValue(scenario.usd_per_gpu_hour)
         index = self.mode.findData(scenario.mode)
-        if index >= 0:
+        if keep != "mode" and index >= 0:
             self.mode.setCurrentIndex(index)     # activated is only emitted by the user: no loop

@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
+from desktop.build_navigator import BuildNavigator
 from desktop.theming import palette_for
 from widgets.theme import Theme
 
@@ -136,10 +137,17 @@ class SlideFrame(QWidget):
         self._title_row = QHBoxLayout()        # the title, and at its right what the window puts there
         self._title_row.addWidget(self.title_label, stretch=1)
         self._title_row.addLayout(corner)
+        # Windowed mode only: where the talk is ("3 / 6") and buttons on, beside the caption (``show_builds``).
+        self.builds = BuildNavigator(self)
+        self.builds.hide()
+        self._builds_wanted = False
+        caption_row = QHBoxLayout()
+        caption_row.addWidget(self.caption_label, stretch=1)
+        caption_row.addWidget(self.builds, alignment=Qt.AlignmentFlag.AlignBottom)
         layout = QVBoxLayout(self)
         layout.addLayout(self._title_row)
         layout.addWidget(self.stage, stretch=1)
-        layout.addWidget(self.caption_label)
+        layout.addLayout(caption_row)
         self._presenting_height: int | None = None
         self.set_theme(theme)
         self._apply_type()
@@ -200,9 +208,16 @@ class SlideFrame(QWidget):
             self._fit_caption()
         return False
 
+    def show_builds(self, shown: bool = True) -> None:
+        """Show the build marker and its buttons (the window does; presentation and export never show them)."""
+        self._builds_wanted = shown
+        self.builds.setVisible(shown and self._presenting_height is None)
+
     def set_presenting_height(self, height_px: int | None) -> None:
-        """Size the type from ``height_px`` (a screen or picture height); None: window sizes."""
+        """Size the type from ``height_px`` (a screen or picture height); None: window sizes. Presenting hides
+        the build marker and its buttons: the audience sees the stage alone."""
         self._presenting_height = height_px
+        self.builds.setVisible(self._builds_wanted and height_px is None)
         self._apply_type()
 
     def _apply_type(self) -> None:

@@ -1,0 +1,49 @@
+"""What the window adds for a learner exploring alone (DESIGN.md, "Learner standard"), in one place.
+
+- the build marker and its buttons on the stage's frame (``desktop.build_navigator``);
+- the side panel's guard against accidental changes (``desktop.focus_guard``);
+- the formula behind a figure, on a click or the I key (``desktop.kit.figures``);
+- File: save the scenario, open one, import a model from its ``config.json``
+  (``desktop.scenario_actions``); Scenario: named presets, pin and compare
+  (``desktop.compare_window``); Help: a short guide and About (``desktop.help_windows``);
+- plots that zoom and pan in the window, fixed while presenting.
+
+Nothing here is shown while presenting, and nothing opens a dialog then: the
+menus are hidden, and the commands say in a note that they wait for Esc.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+
+from desktop.focus_guard import FocusGuard
+
+
+class LearnerTools(QObject):
+    def __init__(self, window):
+        super().__init__(window)
+        self._window = window
+        self.guard = FocusGuard(window.side_panel, window.slide, self)
+        slide = window.slide
+        slide.builds.previous_requested.connect(lambda: window.run_command("previous"))
+        slide.builds.next_requested.connect(lambda: window.run_command("next"))
+        slide.show_builds(True)
+        window.deck.texts_changed.connect(self._show_build)
+        window.deck.current_changed.connect(self._on_scene)
+        window.language.changed.connect(self.retranslate)
+        self.retranslate()
+
+    # -- following the deck ---------------------------------------------------------------
+    def _show_build(self) -> None:
+        deck = self._window.deck
+        scene = deck.current
+        self._window.slide.builds.set_build(scene.build_index, scene.build_count, first_scene=deck.position == 0,
+                                            last_scene=deck.position + 1 >= len(deck.entries))
+
+    def _on_scene(self, _key: str) -> None:
+        self.guard.no_wheel_focus(self._window.side_panel.widget())    # the scene's own controls, now placed
+
+    def retranslate(self, *_args) -> None:
+        text = self._window.language.text
+        self._window.slide.builds.set_texts(text("learner.builds.previous"), text("learner.builds.next"),
+                                            text("learner.builds.marker"))
+        self._show_build()
