@@ -16,6 +16,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 
 from desktop.focus_guard import FocusGuard
+from desktop.learner_menus import LearnerMenus
 
 
 class LearnerTools(QObject):
@@ -23,6 +24,7 @@ class LearnerTools(QObject):
         super().__init__(window)
         self._window = window
         self.guard = FocusGuard(window.side_panel, window.slide, self)
+        self.menus = LearnerMenus(window)
         slide = window.slide
         slide.builds.previous_requested.connect(lambda: window.run_command("previous"))
         slide.builds.next_requested.connect(lambda: window.run_command("next"))
@@ -44,6 +46,7 @@ class LearnerTools(QObject):
 
     def retranslate(self, *_args) -> None:
         text = self._window.language.text
+        self.menus.retranslate()
         self._window.slide.builds.set_texts(text("learner.builds.previous"), text("learner.builds.next"),
                                             text("learner.builds.marker"))
         self._show_build()

@@ -49,6 +49,7 @@ COUNT_RANGES = {
     "output_tokens": (1, 1_048_576),
 }
 PRICE_RANGE_USD = (0.01, 1000.0)
+CHOICES = {"gpu": "gpus", "model": "models", "weights": "precisions", "kv": "precisions"}   # box -> catalogue table
 
 
 class GpuCountBox(QSpinBox):
@@ -124,18 +125,15 @@ class ScenarioControls(QGroupBox):
         self._store, self._language, self._catalog = store, language, catalog
         self.choices: dict[str, QComboBox] = {}
         self.counts: dict[str, QSpinBox] = {}
-        choices = {"gpu": catalog.gpus, "model": catalog.models,
-                   "weights": catalog.precisions, "kv": catalog.precisions}
-        for name, entries in choices.items():
+        for name in CHOICES:
             box = ElidingComboBox(self)
             # long catalogue names must not widen the panel: the box shrinks (ending the name with "…")
             # and the list stays wide
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
-            for entry in entries.values():
-                box.addItem(entry.name, entry.id)
             box.activated.connect(lambda _index, n=name: self._on_choice_change(n))
             self.choices[name] = box
+        self._fill_choices()
         self.gpu_count = GpuCountBox(self)
         for name, (low, high) in COUNT_RANGES.items():
             spin = self.gpu_count if name == "gpus" else QSpinBox(self)
@@ -182,6 +180,7 @@ class ScenarioControls(QGroupBox):
 
         store.changed.connect(self._on_store_change)
         store.error.connect(self._on_store_error)
+        store.catalog_changed.connect(self.set_catalog)
         language.changed.connect(self.retranslate)
         self.retranslate()
         self._show(store.scenario)
@@ -227,6 +226,46 @@ class ScenarioControls(QGroupBox):
     def refused_field(self) -> str | None:
         """The field whose refused value its control still shows, or None."""
         return None if self._refused is None else self._refused[0]
+
+    def set_catalog(self, catalog: Catalog) -> None:
+        """List ``catalog``'s entries (a model imported since the start among them), the choices in use kept."""
+        self._catalog = catalog
+        self._fill_choices()
+        self._show(self._store.scenario)
+
+    def _fill_choices(self) -> None:
+        for name, table in CHOICES.items():
+            box = self.choices[name]
+            with signals_blocked(box):
+                box.clear()
+                for entry in getattr(self._catalog, table).values():
+                    box.addItem(entry.name, entry.id)
+
+    def choose(self, name: str, entry_id: str) -> bool:
+        """Pick ``entry_id`` in the box ``name`` as a person would (refused: kept, with the reason under it)."""
+        box = self.choices[name]
+        index = box.findData(entry_id)
+        if index < 0:
+            return False
+        box.setCurrentIndex(index)
+        self._on_choice_change(name)
+        return getattr(self._store.scenario, name) == entry_id
+
+    def show_general_refusal(self, text: str) -> None:
+        """``text`` at the top of the group (a scenario file that cannot be used), until the next change."""
+        self._refused = None
+        for note in self.refusal_notes.values():
+            note.hide()
+        self.error_label.setText(text)
+        self.error_label.show()
+
+    def show_field_note(self, name: str, text: str) -> None:
+        """``text`` under the control ``name`` (an import's refusal under the model box), until the next change."""
+        self._refused = None
+        for field, note in self.refusal_notes.items():
+            note.setVisible(field == name)
+        self.error_label.hide()
+        self.refusal_notes[name].setText(text)
 
     def allowed_gpu_counts(self, model_id: str) -> tuple[int, ...]:
         """The GPU counts the model ``model_id`` can be split over (every count for an id the catalogue lacks)."""
@@ -294,12 +333,8 @@ class ScenarioControls(QGroupBox):
     def _on_store_error(self, message: str) -> None:
         if self._asking is not None:
             return                    # one of these controls asked: the reason goes under it (``_ask``)
-        self._refused = None
-        for note in self.refusal_notes.values():
-            note.hide()
         self._show(self._store.scenario)
-        self.error_label.setText(message)
-        self.error_label.show()
+        self.show_general_refusal(message)
 
     def _show(self, scenario: Scenario, keep: str | None = None) -> None:
         """Every control at ``scenario``'s value, but ``keep`` (a field whose refused value stays shown)."""
