@@ -29,10 +29,22 @@ class LearnerTools(QObject):
         slide.builds.previous_requested.connect(lambda: window.run_command("previous"))
         slide.builds.next_requested.connect(lambda: window.run_command("next"))
         slide.show_builds(True)
+        slide.presenting_changed.connect(lambda presenting: window.deck.set_interactive(not presenting))
+        window.deck.set_interactive(True)
         window.deck.texts_changed.connect(self._show_build)
         window.deck.current_changed.connect(self._on_scene)
         window.language.changed.connect(self.retranslate)
         self.retranslate()
+
+    def commands(self) -> dict:
+        """The window's commands this adds or extends: I shows the formula cards; Esc closes a card first."""
+        window = self._window
+        leave = window._commands["leave"]
+
+        def leave_after_card() -> None:
+            if not window.deck.current.figures.hide():
+                leave()
+        return {"formula": lambda: window.deck.current.figures.show_next(), "leave": leave_after_card}
 
     # -- following the deck ---------------------------------------------------------------
     def _show_build(self) -> None:

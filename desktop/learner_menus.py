@@ -64,6 +64,7 @@ class LearnerMenus(QObject):
         scenario.addSeparator()
         scenario.addAction(self.actions["pin"])
         scenario.addAction(self.actions["compare"])
+        menus["help"].addAction(self._window.actions["formula"])
         menus["help"].addSeparator()
         menus["help"].addAction(self.actions["guide"])
         menus["help"].addAction(self.actions["about"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
@@ -103,6 +103,8 @@ class ElidedLabel(QLabel):
 
 
 class SlideFrame(QWidget):
+    presenting_changed = Signal(bool)     # the type follows a screen (presenting, export) or the window
+
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(parent)
         self.setAutoFillBackground(True)
@@ -216,9 +218,12 @@ class SlideFrame(QWidget):
     def set_presenting_height(self, height_px: int | None) -> None:
         """Size the type from ``height_px`` (a screen or picture height); None: window sizes. Presenting hides
         the build marker and its buttons: the audience sees the stage alone."""
+        was = self._presenting_height is not None
         self._presenting_height = height_px
         self.builds.setVisible(self._builds_wanted and height_px is None)
         self._apply_type()
+        if was != (height_px is not None):
+            self.presenting_changed.emit(height_px is not None)
 
     def _apply_type(self) -> None:
         title, caption = QFont(self.font()), QFont(self.font())

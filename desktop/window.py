@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         language.changed.connect(self.retranslate)
 
         self.learner = LearnerTools(self)       # build marker, panel guard, formulas, files, compare, help
+        self._commands.update(self.learner.commands())
 
         self.set_theme(settings.theme)
         self.retranslate()

@@ -1,6 +1,6 @@
 """The formula behind each number a scene shows, with one scenario's values in it (a learner's "where from?").
 
-``formula(report, key)`` returns a ``Formula``: the expression in symbols
+``formula(report, key, at=None)`` returns a ``Formula``: the expression in symbols
 ("2 × L × h_kv × d × b"), the same expression with the report's values in
 place of the symbols, the result, what each symbol stands for, and the engine
 function the number comes from. The result is worked out by that very
@@ -17,12 +17,14 @@ The figures:
 - ``decode_intensity``: FLOP per byte of one decode step (``engine.report.DecodeReport``);
 - ``idle_share``: the worker's idle share in a decode step. Ideal mode: the roofline's,
   1 − min(I, ridge) ÷ ridge (``engine.roofline.utilisation``); realistic mode: one minus
-  the achieved FLOP/s over the peak of all GPUs, as the report's utilisation;
+  the achieved FLOP/s over the peak of all GPUs, as the report's utilisation. ``at``: an
+  intensity of the stage's own (scene 1's control), always the roofline's form;
 - ``weights_bytes``: parameters × bytes per weight (``engine.deployment.Deployment.weights_bytes``);
 - ``kv_bytes_per_token``: 2 × layers × KV heads × head size × bytes per value, or for
   multi-head latent attention layers × (latent + rope) × bytes (``engine.kv_cache``);
 - ``kv_bytes``: sequences × context × KV per token, less what sliding-window layers drop
-  (``engine.kv_cache.kv_bytes``; the KV-allocation lever's reserved length is not in it);
+  (``engine.kv_cache.kv_bytes``; the KV-allocation lever's reserved length is not in it).
+  ``at``: a context of the stage's own (scene 5's plot), else prompt + output;
 - ``tpot_seconds``: all decode time ÷ (output tokens − 1) (``engine.request``);
 - ``tokens_per_second``: sequences ÷ time per token;
 - ``usd_per_million_input_tokens`` and ``usd_per_million_output_tokens``: GPU time a token
@@ -30,6 +32,7 @@ The figures:
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -84,9 +87,9 @@ def _decode_intensity(r: Report) -> Formula:
                    "engine.compute (decode step at the mean context)")
 
 
-def _idle_share(r: Report) -> Formula:
-    intensity = r.decode.flops_per_byte
-    if r.scenario.mode == "ideal":
+def _idle_share(r: Report, at: float | None = None) -> Formula:
+    intensity = r.decode.flops_per_byte if at is None else float(at)
+    if r.scenario.mode == "ideal" or at is not None:
         ridge = roofline.ridge_point(r.gpu, r.weights_precision)
         idle = 1.0 - float(roofline.utilisation(r.gpu, r.weights_precision, intensity))
         return Formula("idle_share", "idle = 1 − min(I, ridge) ÷ ridge",
@@ -138,9 +141,9 @@ def _kv_bytes_per_token(r: Report) -> Formula:
                    "engine.kv_cache.kv_bytes_per_token")
 
 
-def _kv_bytes(r: Report) -> Formula:
+def _kv_bytes(r: Report, at: float | None = None) -> Formula:
     model, kv, batch = r.model, r.kv_precision, r.scenario.batch
-    context = r.scenario.prompt_tokens + r.scenario.output_tokens
+    context = r.scenario.prompt_tokens + r.scenario.output_tokens if at is None else int(at)
     per_token = kv_cache.kv_bytes_per_token(model, kv)
     total = float(kv_cache.kv_bytes(model, kv, batch, context))
     terms = [Term("n", "batch", format_count(batch)), Term("c", "context", format_count(context)),
@@ -201,7 +204,7 @@ def _price(r: Report, direction: str) -> Formula:
                    (Term("t", "tpot", format_seconds(r.tpot_seconds)), *price_terms), "engine.cost.token_prices")
 
 
-BUILDERS: dict[str, Callable[[Report], Formula]] = {
+BUILDERS: dict[str, Callable[..., Formula]] = {
     "ridge_point": _ridge_point,
     "decode_intensity": _decode_intensity,
     "idle_share": _idle_share,
@@ -214,12 +217,18 @@ BUILDERS: dict[str, Callable[[Report], Formula]] = {
     "usd_per_million_output_tokens": lambda r: _price(r, "output"),
 }
 KEYS = tuple(BUILDERS)
+TAKES_AT = frozenset({"idle_share", "kv_bytes"})     # figures a stage may show at a value of its own
 
 
-def formula(report: Report, key: str) -> Formula:
-    """The formula behind figure ``key`` of ``report`` (a report of ``engine.compute_report``); an unknown key is
-    refused in one sentence naming the known ones."""
+def formula(report: Report, key: str, at: float | None = None) -> Formula:
+    """The formula behind figure ``key`` of ``report`` (a report of ``engine.compute_report``), at the stage's own
+    value ``at`` where the figure takes one (``TAKES_AT``; ignored by the others); an unknown key is refused in
+    one sentence naming the known ones, and so is a value ``at`` that is not a finite number, 0 or more."""
     builder = BUILDERS.get(key)
     if builder is None:
         raise refusal("formula.unknown", {"got": key, "allowed": KEYS})
-    return builder(report)
+    if key not in TAKES_AT or at is None:
+        return builder(report)
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at) or at < 0:
+        raise refusal("formula.bad_at", {"got": at})
+    return builder(report, at)

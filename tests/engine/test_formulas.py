@@ -96,3 +96,24 @@ def test_a_figure_without_a_formula_is_refused_naming_those_with_one():
         formula(compute_report(DEFAULT), "vibes")
     assert "'vibes'" in str(refused.value) and "kv_bytes_per_token" in str(refused.value)
     assert refused.value.code == "formula.unknown"
+
+
+def test_at_an_intensity_of_the_stages_own_the_idle_share_is_the_rooflines_in_either_mode():
+    r = compute_report(DEFAULT)                                  # realistic mode
+    shown = formula(r, "idle_share", at=59.0)
+    assert shown.symbols == "idle = 1 − min(I, ridge) ÷ ridge"
+    assert shown.value == pytest.approx(1 - 59.0 / r.ridge_flops_per_byte)
+    assert formula(r, "idle_share", at=1000.0).value == 0.0      # past the ridge the worker never waits
+
+
+def test_at_a_context_of_the_stages_own_the_batchs_kv_is_that_context():
+    r = compute_report(Scenario(gpus=2, batch=4))
+    shown = formula(r, "kv_bytes", at=32_768)
+    assert shown.value == 4 * 32_768 * 327_680 and "4 × 32,768 ×" in shown.values
+
+
+@pytest.mark.parametrize("at", [-1.0, float("nan"), True, "5"])
+def test_a_stage_value_that_is_no_number_is_refused(at):
+    with pytest.raises(InputError) as refused:
+        formula(compute_report(DEFAULT), "idle_share", at=at)
+    assert refused.value.code == "formula.bad_at"
