@@ -10,6 +10,7 @@ exported pictures keep the stage clean: the frame hides this row there.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 
@@ -22,20 +23,19 @@ class BuildNavigator(QWidget):
         self.previous_button, self.next_button = QToolButton(self), QToolButton(self)
         self.previous_button.setObjectName("build_previous")
         self.next_button.setObjectName("build_next")
-        self.previous_button.setArrowType(Qt.ArrowType.LeftArrow)
-        self.next_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.previous_button.setText("◀")
+        self.next_button.setText("▶")
         self.marker = QLabel(self)
         self.marker.setObjectName("build_marker")
         self.marker.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.marker.setTextFormat(Qt.TextFormat.PlainText)
         for button in (self.previous_button, self.next_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)     # the keys stay with the talk after a click
-            button.setAutoRaise(True)
         self.previous_button.clicked.connect(self.previous_requested)
         self.next_button.clicked.connect(self.next_requested)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout.setSpacing(6)
         layout.addWidget(self.previous_button)
         layout.addWidget(self.marker)
         layout.addWidget(self.next_button)
@@ -50,6 +50,17 @@ class BuildNavigator(QWidget):
         self.next_button.setAccessibleName(next_tip)
         self._marker_name = marker_name
         self._show()
+
+    def set_font(self, font: QFont) -> None:
+        """The caption's font: the marker reads as part of the slide, bold, and the buttons are as tall as a line."""
+        bold = QFont(font)
+        bold.setBold(True)
+        self.marker.setFont(bold)
+        side = round(QFontMetrics(font).height() * 1.5)
+        for button in (self.previous_button, self.next_button):
+            button.setFont(font)
+            button.setFixedSize(side, side)
+        self.marker.setMinimumWidth(QFontMetrics(bold).horizontalAdvance("88 / 88") + 8)
 
     def set_build(self, index: int, count: int, first_scene: bool = False, last_scene: bool = False) -> None:
         """Build ``index`` (0-based) of ``count`` is on the stage; ``first_scene``/``last_scene``: of the first or

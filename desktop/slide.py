@@ -240,6 +240,7 @@ class SlideFrame(QWidget):
             margin = 9
         self.title_label.setFont(title)
         self.caption_label.setFont(caption)
+        self.builds.set_font(caption)
         corner = QFont(self.font())
         if height:
             corner.setPixelSize(round(height * CORNER_PER_HEIGHT))

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from widgets.theme import Theme, pattern_brush
 
-PIN_ROLES = ("accent", "memory", "compute", "warning")     # the colour of pinned scenario 1, 2, 3, 4
+PIN_ROLES = ("accent", "compute", "memory", "muted")       # pinned scenario 1, 2, 3, 4 (no alarm red: none is wrong)
 HYPOTHETICAL_PATTERN = Qt.BrushStyle.BDiagPattern
 
 

@@ -218,8 +218,9 @@ class KvGrowthPlot(StateWidget):
             painter.setClipRect(plot)             # a view moved by hand: the curve and marks stay inside the plot
         # Past the longest context that fits: hatched.
         limit_x = self.to_pixels(max(state.limit_tokens, 1e-9), 1).x()
+        limit_in_view = limit_x <= plot.right()          # a view moved by hand may end before the limit
         limit_x = max(plot.left(), min(plot.right(), limit_x))
-        if state.limit_tokens < state.curve[-1][0]:
+        if state.limit_tokens < state.curve[-1][0] and limit_in_view:
             region = QRectF(limit_x, plot.top(), plot.right() - limit_x, plot.height())
             colour = self.theme.color("warning")
             tint = QColor(colour)

@@ -19,6 +19,7 @@ changes. A scene that fills neither shows no card, and I says so in a note.
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QRectF
+from engine.units import glue_units
 from widgets.formula_card import FormulaCard, FormulaCardState
 
 CARD_WIDTH_SHARE = 0.6          # of the stage's width, at most
@@ -107,8 +108,9 @@ class FigureFormulas:
         self.card.set_theme(scene.kit.theme)
         self.card.set_pixel_size(scene.kit.theme.floor_px)      # the stage's text floor, as every label on it
         self.card.set_state(FormulaCardState(
-            text("formulas.card.heading"), text(f"formulas.title.{key}"), shown.lines(),
-            tuple((term.symbol, text(f"formulas.term.{term.name}"), term.value) for term in shown.terms),
+            text("formulas.card.heading"), text(f"formulas.title.{key}"),
+            tuple(glue_units(line) for line in shown.lines()),        # "989 TFLOPS" never breaks inside
+            tuple((term.symbol, text(f"formulas.term.{term.name}"), glue_units(term.value)) for term in shown.terms),
             text("formulas.card.source", source=shown.source), footer, text("formulas.card.close_tip")))
         self._place(self.rects().get(key))
         self.card.show()

@@ -63,6 +63,11 @@ def laptop(make_window, qtbot):
     return window
 
 
+def _texts(scene) -> list[str]:
+    """The card's texts with plain spaces (numbers are glued to their units by no-break spaces)."""
+    return [text.replace("\u00a0", " ") for text in scene.figures.card.texts()]
+
+
 def _at(scene, key: str) -> QPoint:
     return scene.figures.rects()[key].center()
 
@@ -73,7 +78,7 @@ def test_a_click_on_the_idle_share_shows_its_formula_with_this_scenarios_values(
     qtbot.mouseClick(scene, Qt.MouseButton.LeftButton, pos=_at(scene, "idle_share"))
     card = scene.figures.card
     assert card.isVisible() and scene.figures.shown_key == "idle_share"
-    texts = card.texts()
+    texts = _texts(scene)
     assert "How long the worker waits" in texts and "= 1 − (142 GFLOP × 1) ÷ (29.8 ms × 2 × 989 TFLOPS)" in texts
     assert scene.rect().contains(card.geometry())                      # inside the stage
     qtbot.mouseClick(scene, Qt.MouseButton.LeftButton, pos=QPoint(2, scene.height() - 2))
@@ -99,7 +104,7 @@ def test_the_card_follows_the_scenario_and_goes_with_the_build(laptop):
     scene.go_to_build(FIRST_DECODE_BUILD, animate=False)
     scene.figures.show("idle_share")
     laptop.store.update(gpus=4)
-    assert any("× 4 ×" in text for text in scene.figures.card.texts())
+    assert any("× 4 ×" in text for text in _texts(scene))
     laptop.deck.next()
     assert not scene.figures.card.isVisible()
 
@@ -117,7 +122,7 @@ def test_scene_5s_factor_tiles_show_the_kv_formula_on_a_click_in_chinese(laptop,
     scene = laptop.deck.current
     scene.go_to_build(FACTOR_BUILDS[0], animate=False)
     qtbot.mouseClick(scene, Qt.MouseButton.LeftButton, pos=_at(scene, "kv_bytes_per_token"))
-    texts = scene.figures.card.texts()
+    texts = _texts(scene)
     assert "每个 token 的 KV Cache" in texts and "= 2 × 80 × 8 × 128 × 2 bytes" in texts and "层数" in texts
 
 
