@@ -16,8 +16,9 @@
   when it loses the keyboard any other way) and step the talk. A spin box's own
   arrows and typing are untouched.
 
-One application-wide event filter (like the key controller's) so that the
-controls a scene adds later are covered without being registered.
+The guard watches the panel's widgets themselves (``watch``: the window calls
+it again when a scene's own controls are placed), not every event of the
+application: a frame of an animation pays nothing for it.
 """
 from __future__ import annotations
 
@@ -51,15 +52,15 @@ class FocusGuard(QObject):
     def __init__(self, panel: QScrollArea, slide: QWidget, parent: QObject | None = None):
         super().__init__(parent)
         self._panel, self._slide = panel, slide
-        self.no_wheel_focus(panel.widget())
-        QApplication.instance().installEventFilter(self)
+        self.watch()
 
-    @staticmethod
-    def no_wheel_focus(root: QWidget) -> None:
-        """The controls under ``root`` take the keyboard from a click or Tab, never from the wheel passing over."""
-        for control in root.findChildren(QWidget):
-            if isinstance(control, WHEEL_CONTROLS) and control.focusPolicy() == Qt.FocusPolicy.WheelFocus:
-                control.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+    def watch(self) -> None:
+        """Guard every widget in the panel now (a scene's controls are placed when the scene is first shown): its
+        controls take the keyboard from a click or Tab, never from the wheel passing over."""
+        for widget in self._panel.widget().findChildren(QWidget):
+            widget.installEventFilter(self)              # installing it again changes nothing
+            if isinstance(widget, WHEEL_CONTROLS) and widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+                widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()

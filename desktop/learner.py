@@ -54,7 +54,7 @@ class LearnerTools(QObject):
                                             last_scene=deck.position + 1 >= len(deck.entries))
 
     def _on_scene(self, _key: str) -> None:
-        self.guard.no_wheel_focus(self._window.side_panel.widget())    # the scene's own controls, now placed
+        self.guard.watch()                  # the scene's own controls, now placed in the panel
 
     def retranslate(self, *_args) -> None:
         text = self._window.language.text

@@ -180,12 +180,18 @@ def test_the_roofline_zooms_by_hand_and_its_reset_puts_back_the_scenes_view(lapt
     assert plot.interactive()
 
 
-def test_exported_pictures_keep_the_plots_fixed(qapp):
-    from desktop.export import render_slide
+def test_a_scene_made_outside_the_window_keeps_its_plots_fixed(qtbot):
+    # as the export and the speaker view's previews make it: no one turns the plots interactive
     from desktop.i18n import Language
+    from desktop.kit.scene import SceneKit, create_scene
     from desktop.scenario_store import ScenarioStore
-    from desktop.scenes.registry import find_entry
+    from desktop.scenes.kv_cache.view import KvCacheScene
     from widgets.theme import THEMES
-    slide = render_slide(find_entry("kv_cache").load(), Language("en"), ScenarioStore(DEFAULT), THEMES["light"],
-                         build=GROWTH_BUILD)
-    assert not slide.image.isNull()
+    scene = create_scene(KvCacheScene, SceneKit(Language("en"), ScenarioStore(DEFAULT), THEMES["light"]))
+    qtbot.addWidget(scene)
+    scene.go_to_build(GROWTH_BUILD, animate=False)
+    scene.resize(1000, 600)
+    scene.show()
+    qtbot.waitUntil(lambda: not scene.growth.plot_rect.isEmpty())
+    _wheel(scene.growth, scene.growth.plot_rect.center().toPoint(), +2)
+    assert not scene.growth.zoomed()
