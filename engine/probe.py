@@ -156,7 +156,7 @@ def probe_device(backend: Backend, sizes: ProbeSizes, stages: list[Stage]) -> De
         compute = measure_compute(backend, sizes, stages[1])
         peak, read = compute.flops_per_second, bandwidth.read_bytes_per_second
         weights = [backend.random_matrix(m.rows, m.columns) for m in sizes.matrices]
-        decode = _pass(backend, weights, sizes, 1, peak, read, stages[2], most=20, seconds=1.0)
+        decode = _pass(backend, weights, sizes, 1, peak, read, stages[2], most=40, seconds=0.6)
         prefill = _pass(backend, weights, sizes, _prefill_tokens(sizes, peak), peak, read, stages[3],
                         most=5, seconds=2.0)
     except (ProbeCancelled, ProbeError):

@@ -10,6 +10,8 @@
 
 Best of several, not the mean: other programs, the first touch of fresh memory
 and a clock that has not yet sped up can only make a run slower, never faster.
+The runs of a quick measurement are spread over a few tenths of a second, so
+that one burst of another program's work cannot spoil all of them.
 ``Stage`` carries the progress report and the cancellation check that each run
 passes through.
 """
@@ -80,11 +82,11 @@ class Bandwidth:
 def measure_bandwidth(backend: Backend, sizes: ProbeSizes, stage: Stage) -> Bandwidth:
     """The streaming read and the copy (module docstring)."""
     array = backend.ones(sizes.read_values)
-    read = best_of(lambda: backend.read(array), backend, stage, fewest=3, most=10, seconds=0.6, share=0.5)
+    read = best_of(lambda: backend.read(array), backend, stage, fewest=3, most=40, seconds=0.4, share=0.5)
     del array
     backend.release()
     source, destination = backend.ones(sizes.copy_values), backend.ones(sizes.copy_values)
-    copy = best_of(lambda: backend.copy(destination, source), backend, stage, fewest=3, most=10, seconds=0.6,
+    copy = best_of(lambda: backend.copy(destination, source), backend, stage, fewest=3, most=40, seconds=0.4,
                    done=0.5, share=0.5)
     del source, destination
     backend.release()

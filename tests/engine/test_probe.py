@@ -2,7 +2,7 @@
 
 No timing is asserted beyond one loose band: on any machine, busy or quiet,
 the roofline's prediction from the measured bandwidth and compute lies within
-a factor of four of the timed decode step and prefill pass. The 35% agreement
+a factor of five of the timed decode step and prefill pass. The 35% agreement
 on a quiet machine is ``benchmarks/probe.py``'s to check.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from engine.probe import STAGES, ProbeCancelled, probe_machine
 from engine.probe_kernels import matrices_work
 from tests.engine.probe_fixtures import QWEN3_SHAPES, SMALL_BUDGET_BYTES, quick_probe
 
-LOOSE_BAND = 4.0
+LOOSE_BAND = 5.0          # a busy machine can slow one stage and not another by a few times
 
 
 @pytest.fixture(scope="module")
