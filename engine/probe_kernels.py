@@ -108,7 +108,6 @@ def measure_compute(backend: Backend, sizes: ProbeSizes, stage: Stage) -> Comput
     while True:
         a, b, out = backend.random_matrix(n, n), backend.random_matrix(n, n), backend.empty_matrix(n, n)
         backend.matmul(a, b, out)                      # the BLAS starts its threads and warms its buffers
-        stage.report(0.3 * n / sizes.largest_matmul_size)
         trial = best_of(lambda: backend.matmul(a, b, out), backend, stage, fewest=1, most=1, seconds=0.0,
                         done=0.3 * n / sizes.largest_matmul_size, share=0.0)
         if trial.seconds >= SLOW_ENOUGH_SECONDS or 2 * n > sizes.largest_matmul_size:
