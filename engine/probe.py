@@ -63,7 +63,7 @@ from engine.probe_backends import Backend, close_backend, cpu_backend, find_acce
 from engine.probe_kernels import (
     ProbeCancelled, Stage, matrices_work, measure_bandwidth, measure_compute, time_matrices,
 )
-from engine.probe_machine import MachineInfo, available_memory_bytes, describe_machine
+from engine.probe_machine import MachineInfo, available_memory_bytes, describe_machine, load_average
 from engine.probe_result import DeviceMeasurement, PassMeasurement, ProbeResult
 from engine.probe_sizes import (
     FEWEST_PREFILL_TOKENS, LARGEST_WORKING_SET_BYTES, SMALLEST_WORKING_SET_BYTES, ProbeError, ProbeSizes,
@@ -77,7 +77,7 @@ __all__ = ["probe_machine", "probe_device", "device_stages", "ProbeError", "Prob
 
 STAGES = ("bandwidth", "compute", "decode", "prefill")
 ACCELERATOR_WORKING_SET_BYTES = 2_000_000_000     # a GPU reads this in well under a millisecond per GB
-PREFILL_SECONDS = 2.0                             # a prefill run predicted longer takes fewer tokens
+PREFILL_SECONDS = 1.0                             # a prefill run predicted longer takes fewer tokens
 _STAGE_SHARES = (0.2, 0.2, 0.2, 0.4)              # of one device's progress: the prefill runs longest
 
 
@@ -119,10 +119,10 @@ def _prediction(work, peak: float, bandwidth: float):
 
 
 def _pass(backend: Backend, weights: list, sizes: ProbeSizes, tokens: int, peak: float, bandwidth: float,
-          stage: Stage, most: int, seconds: float) -> PassMeasurement:
+          stage: Stage) -> PassMeasurement:
     work = matrices_work(sizes.matrices, tokens)
     predicted = _prediction(work, peak, bandwidth)
-    timing = time_matrices(backend, weights, sizes.matrices, tokens, stage, most=most, seconds=seconds)
+    timing = time_matrices(backend, weights, sizes.matrices, tokens, stage)
     return PassMeasurement(tokens=tokens, flops=work.flops, bytes=work.bytes, predicted_seconds=predicted.seconds,
                            measured_seconds=timing.seconds, bound=predicted.bound, runs=timing.runs,
                            peak_flops_per_second=peak)
@@ -156,9 +156,8 @@ def probe_device(backend: Backend, sizes: ProbeSizes, stages: list[Stage]) -> De
         compute = measure_compute(backend, sizes, stages[1])
         peak, read = compute.flops_per_second, bandwidth.read_bytes_per_second
         weights = [backend.random_matrix(m.rows, m.columns) for m in sizes.matrices]
-        decode = _pass(backend, weights, sizes, 1, peak, read, stages[2], most=40, seconds=0.6)
-        prefill = _pass(backend, weights, sizes, _prefill_tokens(sizes, peak), peak, read, stages[3],
-                        most=5, seconds=2.0)
+        decode = _pass(backend, weights, sizes, 1, peak, read, stages[2])
+        prefill = _pass(backend, weights, sizes, _prefill_tokens(sizes, peak), peak, read, stages[3])
     except (ProbeCancelled, ProbeError):
         raise
     except Exception as error:
@@ -204,7 +203,7 @@ def probe_machine(model: str | None = None, *, catalog: Catalog | None = None,
     return ProbeResult(measured_at=measured_at,
                        probe_seconds=time.perf_counter() - started, machine=machine, model_id=chosen.id,
                        model_name=chosen.name, model_layers=chosen.layers, cpu=cpu, accelerator=measured,
-                       accelerator_error=problem)
+                       accelerator_error=problem, load_average=load_average())
 
 
 def _probe_accelerator(backend: Backend, model: Model, budget: int | None, progress, cancelled, start: float):

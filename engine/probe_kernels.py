@@ -10,8 +10,8 @@
 
 Best of several, not the mean: other programs, the first touch of fresh memory
 and a clock that has not yet sped up can only make a run slower, never faster.
-The runs of a quick measurement are spread over a few tenths of a second, so
-that one burst of another program's work cannot spoil all of them.
+Every measurement spreads its runs over ``WINDOW_SECONDS`` (at least three
+runs), so that one burst of another program's work cannot spoil all of them.
 ``Stage`` carries the progress report and the cancellation check that each run
 passes through.
 """
@@ -25,6 +25,8 @@ from engine.probe_backends import Backend
 from engine.probe_sizes import FLOAT32_BYTES, READ_VALUE_BYTES, ProbeSizes, WeightMatrix
 
 SLOW_ENOUGH_SECONDS = 0.05
+RUNS = 50                  # the most runs of one measurement
+WINDOW_SECONDS = 0.6       # ... and how long they are spread over, at least three runs
 
 
 class ProbeCancelled(Exception):
@@ -54,8 +56,8 @@ class Timing:
     runs: int
 
 
-def best_of(run: Callable[[], None], backend: Backend, stage: Stage, *, fewest: int, most: int,
-            seconds: float, done: float = 0.0, share: float = 1.0) -> Timing:
+def best_of(run: Callable[[], None], backend: Backend, stage: Stage, *, fewest: int = 3, most: int = RUNS,
+            seconds: float = WINDOW_SECONDS, done: float = 0.0, share: float = 1.0) -> Timing:
     """The best time of ``run`` over ``fewest`` to ``most`` runs, stopping after ``seconds`` once ``fewest``
     are done; progress goes from ``done`` to ``done + share`` of the stage."""
     times: list[float] = []
@@ -82,12 +84,11 @@ class Bandwidth:
 def measure_bandwidth(backend: Backend, sizes: ProbeSizes, stage: Stage) -> Bandwidth:
     """The streaming read and the copy (module docstring)."""
     array = backend.ones(sizes.read_values)
-    read = best_of(lambda: backend.read(array), backend, stage, fewest=3, most=40, seconds=0.4, share=0.5)
+    read = best_of(lambda: backend.read(array), backend, stage, share=0.5)
     del array
     backend.release()
     source, destination = backend.ones(sizes.copy_values), backend.ones(sizes.copy_values)
-    copy = best_of(lambda: backend.copy(destination, source), backend, stage, fewest=3, most=40, seconds=0.4,
-                   done=0.5, share=0.5)
+    copy = best_of(lambda: backend.copy(destination, source), backend, stage, done=0.5, share=0.5)
     del source, destination
     backend.release()
     stage.report(1.0)
@@ -114,8 +115,7 @@ def measure_compute(backend: Backend, sizes: ProbeSizes, stage: Stage) -> Comput
             break
         del a, b, out
         n *= 2
-    timing = best_of(lambda: backend.matmul(a, b, out), backend, stage, fewest=3, most=8, seconds=0.5,
-                     done=0.3, share=0.7)
+    timing = best_of(lambda: backend.matmul(a, b, out), backend, stage, done=0.3, share=0.7)
     del a, b, out
     backend.release()
     stage.report(1.0)
@@ -139,7 +139,7 @@ def matrices_work(matrices: tuple[WeightMatrix, ...], tokens: int) -> MatricesWo
 
 
 def time_matrices(backend: Backend, weights: list, matrices: tuple[WeightMatrix, ...], tokens: int,
-                  stage: Stage, *, most: int, seconds: float) -> Timing:
+                  stage: Stage) -> Timing:
     """The best time of multiplying every weight by ``tokens`` tokens' activations (one token: a vector)."""
     inputs, outputs = {}, {}
     for m in matrices:
@@ -161,6 +161,6 @@ def time_matrices(backend: Backend, weights: list, matrices: tuple[WeightMatrix,
 
     run()                                              # warm-up: first touch of the outputs, the BLAS's threads
     stage.report(0.1)
-    timing = best_of(run, backend, stage, fewest=3, most=most, seconds=seconds, done=0.1, share=0.9)
+    timing = best_of(run, backend, stage, done=0.1, share=0.9)
     stage.report(1.0)
     return timing

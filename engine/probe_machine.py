@@ -126,6 +126,14 @@ def physical_cores() -> int | None:
     return None
 
 
+def load_average() -> float | None:
+    """The system's one-minute load average: how many threads wanted a core, on average (None on Windows)."""
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return None
+
+
 # ----------------------------------------------------------------------------- memory and cache
 
 def memory_bytes() -> tuple[int | None, int | None]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from engine.probe_machine import MachineInfo
 from engine.probe_sizes import READ_VALUE_BYTES, ProbeError, ProbeSizes
 from engine.units import (
-    format_bandwidth, format_bytes, format_count, format_flop, format_intensity, format_ratio, format_seconds,
+    format_bandwidth, format_bytes, format_count, format_flop, format_intensity, format_number, format_ratio,
+    format_seconds,
 )
 
 PRECISION = "float32"          # the weights' and the matrix products' number format on every device
@@ -88,11 +89,18 @@ class ProbeResult:
     cpu: DeviceMeasurement
     accelerator: DeviceMeasurement | None
     accelerator_error: ProbeError | None      # why a GPU that was found could not be measured
+    load_average: float | None = None         # the system's 1-minute load average as the probe ended
+
+    @property
+    def busy(self) -> bool:
+        """Other programs wanted at least as many cores as the probe used: its figures may be disturbed."""
+        return self.load_average is not None and self.load_average > 2 * self.machine.usable_cores
 
     def to_json_dict(self) -> dict:
         return {**self.cpu.to_json_dict(), "machine": self.machine.to_json_dict(),
                 "model": {"id": self.model_id, "name": self.model_name, "layers": self.model_layers},
                 "measured_at": self.measured_at, "probe_seconds": self.probe_seconds,
+                "load_average": self.load_average, "busy": self.busy,
                 "accelerator": self.accelerator.to_json_dict() if self.accelerator else None,
                 "accelerator_problem": str(self.accelerator_error) if self.accelerator_error else None}
 
@@ -138,6 +146,9 @@ def result_as_text(result: ProbeResult) -> str:
              f"{machine.cpu_name}, {cores}, {machine.system}; {blas} with {machine.blas_threads} threads "
              f"({machine.blas_threads_from}), numpy {machine.numpy_version}",
              *device_lines(result.cpu, result)]
+    if result.busy:
+        lines.insert(2, f"Other programs were busy (load average {format_number(result.load_average)} on "
+                        f"{machine.usable_cores} cores): the figures may be disturbed; measure again when it is quiet.")
     if result.accelerator is not None:
         lines += device_lines(result.accelerator, result)
     if result.accelerator_error is not None:

@@ -136,8 +136,8 @@ def working_set_bytes(requested: int | None, available: int | None, cache: int |
     if available is not None:
         allowed = int(available * SHARE_OF_FREE_MEMORY)
         if allowed < SMALLEST_WORKING_SET_BYTES:
-            raise probe_error("probe.memory", {"needed": format_bytes(SMALLEST_WORKING_SET_BYTES / SHARE_OF_FREE_MEMORY),
-                                           "available": format_bytes(available)})
+            needed = SMALLEST_WORKING_SET_BYTES / SHARE_OF_FREE_MEMORY
+            raise probe_error("probe.memory", {"needed": format_bytes(needed), "available": format_bytes(available)})
         requested = min(requested, allowed)
     return requested
 

@@ -2,8 +2,10 @@
 
 No timing is asserted beyond one loose band: on any machine, busy or quiet,
 the roofline's prediction from the measured bandwidth and compute lies within
-a factor of five of the timed decode step and prefill pass. The 35% agreement
-on a quiet machine is ``benchmarks/probe.py``'s to check.
+a factor of five of the timed decode step and prefill pass, unless other
+programs wanted more cores than the probe had (``ProbeResult.busy``): then a
+multithreaded BLAS waits for its descheduled threads and no figure means much.
+The 35% agreement on a quiet machine is ``benchmarks/probe.py``'s to check.
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ def test_the_figures_are_in_si_units_and_the_ridge_is_their_ratio(result):
 
 
 def test_prediction_and_measurement_agree_within_a_loose_band(result):
+    if result.busy:      # other programs held the cores (several helpers' tests at once): nothing to judge
+        pytest.skip(f"load average {result.load_average} on {result.machine.usable_cores} cores")
     for measured in (result.cpu.decode, result.cpu.prefill):
         assert 1 / LOOSE_BAND < measured.measured_seconds / measured.predicted_seconds < LOOSE_BAND, measured
 
@@ -109,3 +113,14 @@ def test_a_budget_outside_the_range_is_refused_in_one_sentence():
         with pytest.raises(InputError) as caught:
             probe_machine(memory_budget_bytes=bad, accelerators=False)
         assert caught.value.code == "probe.budget" and str(caught.value).startswith("The probe's memory must be")
+
+
+def test_a_busy_machine_is_said_to_be_busy(result):
+    from dataclasses import replace
+
+    from engine.probe_result import result_as_text
+    cores = result.machine.usable_cores
+    quiet, busy = replace(result, load_average=0.5 * cores), replace(result, load_average=2.5 * cores)
+    assert not quiet.busy and busy.busy and not replace(result, load_average=None).busy
+    assert "Other programs were busy" in result_as_text(busy) and "busy" not in result_as_text(quiet)
+    assert busy.to_json_dict()["busy"] is True and busy.to_json_dict()["load_average"] == 2.5 * cores

@@ -13,7 +13,8 @@ CPUINFO_X86 = "".join(
     f"processor\t: {n}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Core(TM)  i7-8650U CPU @ 1.90GHz\n"
     f"physical id\t: 0\nsiblings\t: 4\ncore id\t\t: {n // 2}\ncpu cores\t: 2\n\n" for n in range(4))
 CPUINFO_PI = "processor\t: 0\nBogoMIPS\t: 108.00\n\nHardware\t: BCM2835\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n"
-MEMINFO = "MemTotal:       16303412 kB\nMemFree:         1112200 kB\nMemAvailable:    9875432 kB\nHugePages_Total:       0\n"
+MEMINFO = ("MemTotal:       16303412 kB\nMemFree:         1112200 kB\nMemAvailable:    9875432 kB\n"
+           "HugePages_Total:       0\n")
 
 
 @pytest.fixture
