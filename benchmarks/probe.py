@@ -45,7 +45,8 @@ def main() -> int:
                   f"measured {format_seconds(measured.measured_seconds):>9}   "
                   f"off by {format_percent(abs(off)):>6}   allowed {format_percent(AGREEMENT)}   {verdict}")
     if result.busy:
-        print(f"the machine was busy (load average {result.load_average:.2f}): run this again when it is quiet")
+        print(f"the machine was busy (the BLAS had {format_percent(result.cpu.core_share)} of its cores at times): "
+              f"run this again when it is quiet")
     slow = result.probe_seconds > BUDGET_SECONDS
     print(f"whole probe {format_seconds(result.probe_seconds)}   budget {format_seconds(BUDGET_SECONDS)}   "
           f"{'OVER BUDGET' if slow else 'ok'}")

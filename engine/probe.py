@@ -63,7 +63,7 @@ from engine.probe_backends import Backend, close_backend, cpu_backend, find_acce
 from engine.probe_kernels import (
     ProbeCancelled, Stage, matrices_work, measure_bandwidth, measure_compute, time_matrices,
 )
-from engine.probe_machine import MachineInfo, available_memory_bytes, describe_machine, load_average
+from engine.probe_machine import MachineInfo, available_memory_bytes, describe_machine
 from engine.probe_result import DeviceMeasurement, PassMeasurement, ProbeResult
 from engine.probe_sizes import (
     FEWEST_PREFILL_TOKENS, LARGEST_WORKING_SET_BYTES, SMALLEST_WORKING_SET_BYTES, ProbeError, ProbeSizes,
@@ -125,7 +125,7 @@ def _pass(backend: Backend, weights: list, sizes: ProbeSizes, tokens: int, peak:
     timing = time_matrices(backend, weights, sizes.matrices, tokens, stage)
     return PassMeasurement(tokens=tokens, flops=work.flops, bytes=work.bytes, predicted_seconds=predicted.seconds,
                            measured_seconds=timing.seconds, bound=predicted.bound, runs=timing.runs,
-                           peak_flops_per_second=peak)
+                           peak_flops_per_second=peak, core_share=timing.core_share)
 
 
 def _prefill_tokens(sizes: ProbeSizes, peak: float) -> int:
@@ -169,7 +169,7 @@ def probe_device(backend: Backend, sizes: ProbeSizes, stages: list[Stage]) -> De
                              memory_bandwidth_bytes_per_second=read,
                              copy_bandwidth_bytes_per_second=bandwidth.copy_bytes_per_second,
                              flops_per_second=peak, matmul_size=compute.matmul_size, sizes=sizes,
-                             decode=decode, prefill=prefill)
+                             decode=decode, prefill=prefill, compute_core_share=compute.core_share)
 
 
 def probe_machine(model: str | None = None, *, catalog: Catalog | None = None,
@@ -192,7 +192,7 @@ def probe_machine(model: str | None = None, *, catalog: Catalog | None = None,
                                                   machine.last_level_cache_bytes))
     accelerator = find_accelerator() if accelerators else None
     cpu_end = 0.7 if accelerator is not None else 1.0
-    backend = cpu_backend(machine.cpu_name, machine.usable_cores, available_memory_bytes)
+    backend = cpu_backend(machine.cpu_name, machine.usable_cores, available_memory_bytes, machine.blas_threads)
     try:
         cpu = probe_device(backend, sizes, device_stages(0.0, cpu_end, progress, cancelled))
     finally:
@@ -203,7 +203,7 @@ def probe_machine(model: str | None = None, *, catalog: Catalog | None = None,
     return ProbeResult(measured_at=measured_at,
                        probe_seconds=time.perf_counter() - started, machine=machine, model_id=chosen.id,
                        model_name=chosen.name, model_layers=chosen.layers, cpu=cpu, accelerator=measured,
-                       accelerator_error=problem, load_average=load_average())
+                       accelerator_error=problem)
 
 
 def _probe_accelerator(backend: Backend, model: Model, budget: int | None, progress, cancelled, start: float):

@@ -56,13 +56,16 @@ class Backend:
     release: Callable[[], None] = _nothing          # hand freed memory back (a GPU's memory pool)
     read: Callable[[Any], None] = _sum              # stream every value of an array once
     copy: Callable[[Any, Any], None] = _copy        # copy(destination, source)
+    blas_threads: int = 0                           # the CPU's BLAS threads (0: a GPU, whose cores are not counted)
     extra: dict = field(default_factory=dict)       # what the backend keeps alive (the CPU's thread pool)
 
 
 # ----------------------------------------------------------------------------- the CPU
 
-def cpu_backend(device_name: str, cores: int, free_memory_bytes: Callable[[], int | None]) -> Backend:
-    """numpy on ``cores`` cores: the read and the copy sliced over threads, products on the BLAS's."""
+def cpu_backend(device_name: str, cores: int, free_memory_bytes: Callable[[], int | None],
+                blas_threads: int | None = None) -> Backend:
+    """numpy on ``cores`` cores: the read and the copy sliced over threads, products on the BLAS's
+    ``blas_threads`` threads (default: ``cores``)."""
     pool = ThreadPoolExecutor(max_workers=cores, thread_name_prefix="probe")
     generator = np.random.default_rng(2024)
     block = generator.random(_RANDOM_BLOCK_VALUES, dtype=np.float32)
@@ -85,7 +88,7 @@ def cpu_backend(device_name: str, cores: int, free_memory_bytes: Callable[[], in
                    ones=lambda n: np.ones(n, dtype=np.float64), random_matrix=random_matrix,
                    empty_matrix=lambda rows, columns: np.empty((rows, columns), dtype=np.float32),
                    matmul=lambda a, b, out: np.matmul(a, b, out=out), free_memory_bytes=free_memory_bytes,
-                   read=read, copy=copy, extra={"pool": pool})
+                   read=read, copy=copy, blas_threads=blas_threads or cores, extra={"pool": pool})
 
 
 def close_backend(backend: Backend) -> None:

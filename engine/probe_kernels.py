@@ -52,27 +52,34 @@ class Stage:
 
 @dataclass(frozen=True)
 class Timing:
-    seconds: float       # the best run
+    seconds: float                 # the best run
     runs: int
+    core_share: float | None       # CPU time over (wall time x the BLAS's threads) of all runs (None: not counted)
 
 
 def best_of(run: Callable[[], None], backend: Backend, stage: Stage, *, fewest: int = 3, most: int = RUNS,
             seconds: float = WINDOW_SECONDS, done: float = 0.0, share: float = 1.0) -> Timing:
     """The best time of ``run`` over ``fewest`` to ``most`` runs, stopping after ``seconds`` once ``fewest``
-    are done; progress goes from ``done`` to ``done + share`` of the stage."""
+    are done; progress goes from ``done`` to ``done + share`` of the stage.
+
+    On a CPU it also counts the process's CPU time: a BLAS whose threads all kept their cores
+    spends ``threads`` CPU-seconds per second; less means other programs took cores."""
     times: list[float] = []
+    cpu_seconds = 0.0
     started = time.perf_counter()
     while len(times) < most:
         elapsed = time.perf_counter() - started
         stage.report(done + share * max(len(times) / most, min(1.0, elapsed / seconds) if seconds else 0.0))
         backend.synchronize()
-        before = time.perf_counter()
+        cpu_before, before = time.process_time(), time.perf_counter()
         run()
         backend.synchronize()
         times.append(time.perf_counter() - before)
+        cpu_seconds += time.process_time() - cpu_before
         if len(times) >= fewest and time.perf_counter() - started >= seconds:
             break
-    return Timing(min(times), len(times))
+    threads = backend.blas_threads
+    return Timing(min(times), len(times), min(1.0, cpu_seconds / sum(times) / threads) if threads else None)
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,7 @@ class Compute:
     flops_per_second: float
     matmul_size: int
     runs: int
+    core_share: float | None
 
 
 def measure_compute(backend: Backend, sizes: ProbeSizes, stage: Stage) -> Compute:
@@ -120,7 +128,8 @@ def measure_compute(backend: Backend, sizes: ProbeSizes, stage: Stage) -> Comput
     backend.release()
     stage.report(1.0)
     best = min(timing.seconds, trial.seconds)
-    return Compute(flops_per_second=2.0 * n ** 3 / best, matmul_size=n, runs=timing.runs + 1)
+    return Compute(flops_per_second=2.0 * n ** 3 / best, matmul_size=n, runs=timing.runs + 1,
+                   core_share=timing.core_share)
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ class MachineInfo:
     blas_name: str                        # "openblas", "mkl", "accelerate", or numpy's name for it
     blas_version: str
     blas_threads: int
-    blas_threads_from: str                # "threadpoolctl", "environment" or "cores" (OpenBLAS's default)
+    blas_threads_from: str                # "threadpoolctl", "environment" or "cores" (the library's default)
     numpy_version: str
 
     def to_json_dict(self) -> dict:
@@ -126,14 +126,6 @@ def physical_cores() -> int | None:
     return None
 
 
-def load_average() -> float | None:
-    """The system's one-minute load average: how many threads wanted a core, on average (None on Windows)."""
-    try:
-        return float(os.getloadavg()[0])
-    except (AttributeError, OSError):
-        return None
-
-
 # ----------------------------------------------------------------------------- memory and cache
 
 def memory_bytes() -> tuple[int | None, int | None]:
@@ -206,7 +198,8 @@ def blas_description() -> tuple[str, str, int, str]:
         value = os.environ.get(variable, "").strip()
         if value.isdigit() and int(value) > 0:
             return name, version, int(value), "environment"
-    return name, version, usable_cores(), "cores"
+    default = physical_cores() if "mkl" in name.lower() else None       # MKL leaves hyper-threads idle
+    return name, version, default or usable_cores(), "cores"
 
 
 def _threadpoolctl_blas() -> tuple[str, str, int, str] | None:

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from engine.probe_machine import MachineInfo
 from engine.probe_sizes import READ_VALUE_BYTES, ProbeError, ProbeSizes
 from engine.units import (
-    format_bandwidth, format_bytes, format_count, format_flop, format_intensity, format_number, format_ratio,
+    format_bandwidth, format_bytes, format_count, format_flop, format_intensity, format_percent, format_ratio,
     format_seconds,
 )
 
 PRECISION = "float32"          # the weights' and the matrix products' number format on every device
+BUSY_CORE_SHARE = 0.7          # quiet: 0.9 to 1; one other busy program on two cores: about 0.5
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class PassMeasurement:
     bound: str                   # what the prediction says limits it: "memory" or "compute"
     runs: int
     peak_flops_per_second: float
+    core_share: float | None = None    # the share of the BLAS's cores its runs had (None: a GPU)
 
     @property
     def measured_over_predicted(self) -> float:
@@ -45,7 +47,7 @@ class PassMeasurement:
     def to_json_dict(self) -> dict:
         return {"predicted_seconds": self.predicted_seconds, "measured_seconds": self.measured_seconds,
                 "tokens": self.tokens, "flops": self.flops, "bytes": round(self.bytes), "bound": self.bound,
-                "measured_utilisation": self.measured_utilisation, "runs": self.runs}
+                "measured_utilisation": self.measured_utilisation, "runs": self.runs, "core_share": self.core_share}
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,18 @@ class DeviceMeasurement:
     sizes: ProbeSizes
     decode: PassMeasurement
     prefill: PassMeasurement
+    compute_core_share: float | None = None    # the compute stage's share of the BLAS's cores (None: a GPU)
 
     @property
     def ridge_flops_per_byte(self) -> float:
         return self.flops_per_second / self.memory_bandwidth_bytes_per_second
+
+    @property
+    def core_share(self) -> float | None:
+        """The smallest share of the BLAS's cores that the compute stage, the decode or the prefill had
+        (1: every thread kept its core; None on a GPU)."""
+        shares = (self.compute_core_share, self.decode.core_share, self.prefill.core_share)
+        return None if None in shares else min(shares)
 
     def to_json_dict(self) -> dict:
         return {"memory_bandwidth_bytes_per_second": self.memory_bandwidth_bytes_per_second,
@@ -73,6 +83,7 @@ class DeviceMeasurement:
                 "device": {"kind": self.device, "name": self.device_name, "library": self.library,
                            "precision": PRECISION},
                 "copy_bandwidth_bytes_per_second": self.copy_bandwidth_bytes_per_second,
+                "core_share": self.core_share,
                 "sizes": {**self.sizes.to_json_dict(), "matmul_size": self.matmul_size,
                           "prefill_tokens": self.prefill.tokens}}
 
@@ -89,18 +100,18 @@ class ProbeResult:
     cpu: DeviceMeasurement
     accelerator: DeviceMeasurement | None
     accelerator_error: ProbeError | None      # why a GPU that was found could not be measured
-    load_average: float | None = None         # the system's 1-minute load average as the probe ended
 
     @property
     def busy(self) -> bool:
-        """Other programs wanted at least as many cores as the probe used: its figures may be disturbed."""
-        return self.load_average is not None and self.load_average > 2 * self.machine.usable_cores
+        """Other programs took cores from the CPU's BLAS while it was timed: its figures may be disturbed."""
+        share = self.cpu.core_share
+        return share is not None and share < BUSY_CORE_SHARE
 
     def to_json_dict(self) -> dict:
         return {**self.cpu.to_json_dict(), "machine": self.machine.to_json_dict(),
                 "model": {"id": self.model_id, "name": self.model_name, "layers": self.model_layers},
                 "measured_at": self.measured_at, "probe_seconds": self.probe_seconds,
-                "load_average": self.load_average, "busy": self.busy,
+                "busy": self.busy,
                 "accelerator": self.accelerator.to_json_dict() if self.accelerator else None,
                 "accelerator_problem": str(self.accelerator_error) if self.accelerator_error else None}
 
@@ -147,8 +158,9 @@ def result_as_text(result: ProbeResult) -> str:
              f"({machine.blas_threads_from}), numpy {machine.numpy_version}",
              *device_lines(result.cpu, result)]
     if result.busy:
-        lines.insert(2, f"Other programs were busy (load average {format_number(result.load_average)} on "
-                        f"{machine.usable_cores} cores): the figures may be disturbed; measure again when it is quiet.")
+        lines.insert(2, f"Other programs took cores: at times the probe had only {format_percent(result.cpu.core_share)} "
+                        f"of the {machine.blas_threads} its BLAS uses, so the figures may be disturbed; "
+                        f"measure again when the machine is quiet.")
     if result.accelerator is not None:
         lines += device_lines(result.accelerator, result)
     if result.accelerator_error is not None:
