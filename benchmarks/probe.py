@@ -43,7 +43,8 @@ def main() -> int:
             over |= judged and abs(off) > AGREEMENT
             print(f"{label} {phase:<8} predicted {format_seconds(measured.predicted_seconds):>9}   "
                   f"measured {format_seconds(measured.measured_seconds):>9}   "
-                  f"off by {format_percent(abs(off)):>6}   allowed {format_percent(AGREEMENT)}   {verdict}")
+                  f"off by {format_percent(abs(off)):>6}   allowed {format_percent(AGREEMENT)}   {verdict}"
+                  + (f"   (the BLAS had {format_percent(measured.core_share)} of its cores)" if measured.core_share else ""))
     if result.busy:
         print(f"the machine was busy (the BLAS had {format_percent(result.cpu.core_share)} of its cores at times): "
               f"run this again when it is quiet")
