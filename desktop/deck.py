@@ -36,6 +36,7 @@ class SceneDeck(QObject):
         self._stale: set[int] = set()      # created scenes that have not seen the latest report
         self._position = 0
         self._idle_jobs: list = []
+        self._interactive = False           # the window's plots zoom and pan; presenting and export keep them fixed
         store.changed.connect(self._on_report)
         language.changed.connect(self._on_language)
 
@@ -78,6 +79,7 @@ class SceneDeck(QObject):
                 scene = create_scene(entry.load(), kit)
             except Exception as failure:     # one scene that cannot be built must not take the app with it
                 scene = FailedScene.for_entry(entry, kit, failure)
+            scene.set_interactive(self._interactive)
             scene.build_changed.connect(self._on_build_changed)
             scene.texts_changed.connect(self._on_build_changed)
             scene.jump_requested.connect(self.go_to)     # e.g. the summary's links back to scenes
@@ -157,6 +159,12 @@ class SceneDeck(QObject):
         self._theme = theme
         for scene in self._scenes.values():
             scene.set_theme(theme)
+
+    def set_interactive(self, interactive: bool) -> None:
+        """Whether every scene's plots zoom and pan with the mouse (``Scene.set_interactive``)."""
+        self._interactive = interactive
+        for scene in self._scenes.values():
+            scene.set_interactive(interactive)
 
     def _on_report(self, scenario, report) -> None:
         for position, scene in self._scenes.items():

@@ -48,6 +48,7 @@ BINDINGS: dict[str, tuple[str, ...]] = {
     "fullscreen": ("F",),
     "side_panel": ("Ctrl+\\",),
     "help": ("?", "F1"),
+    "formula": ("I",),
     "leave": ("Esc",),
     "export_png": ("Ctrl+E",),
     "export_pdf": ("Ctrl+Shift+E",),

@@ -4,8 +4,12 @@ Every control writes to the one ``ScenarioStore`` and reads back from it, so a
 GPU chosen while scene 1 is shown is the GPU of every other scene. Controls
 refuse what they can (combo boxes list only the catalogue, spin boxes have
 ranges); what only the engine can judge comes back as the store's one-sentence
-error, shown inline under the controls (in the app's language, re-read when
-the language changes), and the control returns to the value in use.
+error (in the app's language, re-read when the language changes). A value the
+person typed or chose and the engine refused stays in its control, with the
+reason and the value still in use right under it, word-wrapped inside the
+panel's width (``RefusalNote``), until the next accepted change of any value
+puts every control back to the scenario in use. A refusal of something no
+control here asked for (a scene's control, a preset) shows at the top of the group.
 
 The number of GPUs offers only the counts tensor parallelism allows for the
 model in use (``engine.parallel.allowed_gpu_counts``): its arrows step from one
@@ -19,7 +23,7 @@ engine's documented efficiency factors; the tooltip says so in both languages.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLabel, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
@@ -34,7 +38,7 @@ from engine.catalog import Catalog
 from engine.efficiency import REALISTIC
 from engine.parallel import allowed_gpu_counts
 from engine.scenario import MAX_BATCH, MAX_GPUS, MODES
-from engine.units import format_percent
+from engine.units import format_count, format_percent, format_usd
 from widgets.theme import Theme
 
 # field -> (smallest, largest): what a spin box lets through; the engine judges the rest
@@ -45,6 +49,7 @@ COUNT_RANGES = {
     "output_tokens": (1, 1_048_576),
 }
 PRICE_RANGE_USD = (0.01, 1000.0)
+CHOICES = {"gpu": "gpus", "model": "models", "weights": "precisions", "kv": "precisions"}   # box -> catalogue table
 
 
 class GpuCountBox(QSpinBox):
@@ -94,6 +99,23 @@ class GpuCountBox(QSpinBox):
         return state, text, position
 
 
+class RefusalNote(QLabel):
+    """A word-wrapped reason under a control: as wide as the column it is given, never wider (a long sentence
+    wraps; it does not widen the panel, where the end of it would be cut off)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.hide()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(1, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(1, super().sizeHint().height())
+
+
 class ScenarioControls(QGroupBox):
     """A group titled "Scenario": one field per scenario value, the inline error, a defaults button."""
 
@@ -103,18 +125,15 @@ class ScenarioControls(QGroupBox):
         self._store, self._language, self._catalog = store, language, catalog
         self.choices: dict[str, QComboBox] = {}
         self.counts: dict[str, QSpinBox] = {}
-        choices = {"gpu": catalog.gpus, "model": catalog.models,
-                   "weights": catalog.precisions, "kv": catalog.precisions}
-        for name, entries in choices.items():
+        for name in CHOICES:
             box = ElidingComboBox(self)
             # long catalogue names must not widen the panel: the box shrinks (ending the name with "…")
             # and the list stays wide
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(COMBO_MIN_CHARACTERS)
-            for entry in entries.values():
-                box.addItem(entry.name, entry.id)
             box.activated.connect(lambda _index, n=name: self._on_choice_change(n))
             self.choices[name] = box
+        self._fill_choices()
         self.gpu_count = GpuCountBox(self)
         for name, (low, high) in COUNT_RANGES.items():
             spin = self.gpu_count if name == "gpus" else QSpinBox(self)
@@ -136,26 +155,32 @@ class ScenarioControls(QGroupBox):
         self.mode.activated.connect(lambda _index: self._on_mode_change())
         self.defaults_button = QPushButton(self)
         self.defaults_button.clicked.connect(lambda: self._store.set_scenario(DEFAULT_SCENARIO))
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.error_label.hide()
+        self.error_label = RefusalNote(self)       # a refusal no control of this group asked for
+        self.refusal_notes: dict[str, RefusalNote] = {}
+        self._refused: tuple[str, object, object] | None = None    # (field, value refused, the refusal)
+        self._asking: str | None = None                              # the field whose change the store is judging
 
         self._form = QFormLayout()
         self._field_labels: dict[str, QLabel] = {}
+        self.fields: dict[str, QWidget] = {}
         for name, widget in [*self.choices.items(), *self.counts.items(), ("usd_per_gpu_hour", self.price),
                              ("mode", self.mode)]:
             label = QLabel(self)
             label.setBuddy(widget)
             self._field_labels[name] = label
+            self.fields[name] = widget
             self._form.addRow(label, widget)
+            self.refusal_notes[name] = RefusalNote(self)
+            self.refusal_notes[name].setObjectName(f"refusal_{name}")
+            self._form.addRow(self.refusal_notes[name])       # the whole row's width, right under its control
         layout = QVBoxLayout(self)
-        layout.addLayout(self._form)
         layout.addWidget(self.error_label)
+        layout.addLayout(self._form)
         layout.addWidget(self.defaults_button, alignment=Qt.AlignmentFlag.AlignLeft)
 
         store.changed.connect(self._on_store_change)
         store.error.connect(self._on_store_error)
+        store.catalog_changed.connect(self.set_catalog)
         language.changed.connect(self.retranslate)
         self.retranslate()
         self._show(store.scenario)
@@ -175,6 +200,8 @@ class ScenarioControls(QGroupBox):
         self.defaults_button.setText(text("controls.defaults"))
         if self._store.last_error is not None and not self.error_label.isHidden():
             self.error_label.setText(self._store.error_message(self._store.last_error))
+        if self._refused is not None:
+            self._show_refusal(*self._refused)
 
     def set_labels_above(self, above: bool) -> None:
         """Each label above its field (a narrow column, for a narrow window) or beside it."""
@@ -188,10 +215,57 @@ class ScenarioControls(QGroupBox):
         return self._form.rowWrapPolicy() == QFormLayout.RowWrapPolicy.WrapAllRows
 
     def set_theme(self, theme: Theme) -> None:
-        self.error_label.setStyleSheet(f"color: {theme.warning};")
+        for note in (self.error_label, *self.refusal_notes.values()):
+            note.setStyleSheet(f"color: {theme.warning};")
 
     def error_text(self) -> str:
-        return self.error_label.text() if not self.error_label.isHidden() else ""
+        """The refusal shown now (beside a control or at the top of the group), or ""."""
+        shown = [note.text() for note in (self.error_label, *self.refusal_notes.values()) if not note.isHidden()]
+        return shown[0] if shown else ""
+
+    def refused_field(self) -> str | None:
+        """The field whose refused value its control still shows, or None."""
+        return None if self._refused is None else self._refused[0]
+
+    def set_catalog(self, catalog: Catalog) -> None:
+        """List ``catalog``'s entries (a model imported since the start among them), the choices in use kept."""
+        self._catalog = catalog
+        self._fill_choices()
+        self._show(self._store.scenario)
+
+    def _fill_choices(self) -> None:
+        for name, table in CHOICES.items():
+            box = self.choices[name]
+            with signals_blocked(box):
+                box.clear()
+                for entry in getattr(self._catalog, table).values():
+                    box.addItem(entry.name, entry.id)
+
+    def choose(self, name: str, entry_id: str) -> bool:
+        """Pick ``entry_id`` in the box ``name`` as a person would (refused: kept, with the reason under it)."""
+        box = self.choices[name]
+        index = box.findData(entry_id)
+        if index < 0:
+            return False
+        box.setCurrentIndex(index)
+        self._on_choice_change(name)
+        return getattr(self._store.scenario, name) == entry_id
+
+    def show_general_refusal(self, text: str) -> None:
+        """``text`` at the top of the group (a scenario file that cannot be used), until the next change."""
+        self._refused = None
+        for note in self.refusal_notes.values():
+            note.hide()
+        self.error_label.setText(text)
+        self.error_label.show()
+
+    def show_field_note(self, name: str, text: str) -> None:
+        """``text`` under the control ``name`` (an import's refusal under the model box), until the next change."""
+        self._refused = None
+        for field, note in self.refusal_notes.items():
+            note.setVisible(field == name)
+        self.error_label.hide()
+        self.refusal_notes[name].setText(text)
 
     def allowed_gpu_counts(self, model_id: str) -> tuple[int, ...]:
         """The GPU counts the model ``model_id`` can be split over (every count for an id the catalogue lacks)."""
@@ -206,39 +280,75 @@ class ScenarioControls(QGroupBox):
         if name == "model":
             gpus = self._store.scenario.gpus
             fields["gpus"] = max(count for count in self.allowed_gpu_counts(fields["model"]) if count <= gpus)
-        if not self._store.update(**fields):
-            self._show(self._store.scenario)
+        self._ask(name, fields)
 
     def _on_mode_change(self) -> None:
-        if not self._store.update(mode=self.mode.currentData()):
-            self._show(self._store.scenario)
+        self._ask("mode", {"mode": self.mode.currentData()})
 
     def _on_value_change(self, name: str, value) -> None:
         if name == "gpus" and value not in self.gpu_count.allowed():
             self._show(self._store.scenario)     # only a program can set such a count; the box refuses it
             return
-        if not self._store.update(**{name: value}):
-            self._show(self._store.scenario)
+        self._ask(name, {name: value})
+
+    def _ask(self, name: str, fields: dict) -> None:
+        """Ask the store for ``fields``; refused, the control keeps the value with the reason under it."""
+        self._asking = name
+        try:
+            accepted = self._store.update(**fields)
+        finally:
+            self._asking = None
+        if not accepted:
+            self._refused = (name, fields[name], self._store.last_error)
+            self._show(self._store.scenario, keep=name)
+            self._show_refusal(*self._refused)
+
+    def _show_refusal(self, name: str, value, error) -> None:
+        for field, note in self.refusal_notes.items():
+            note.setVisible(field == name)
+        self.error_label.hide()
+        reason = self._store.error_message(error) if error is not None else ""
+        self.refusal_notes[name].setText(self._language.text("controls.refused", reason=reason,
+                                                             value=self._value_text(name, self._store.scenario)))
+
+    def _value_text(self, name: str, scenario: Scenario) -> str:
+        """The value of ``name`` in ``scenario`` as its control shows it."""
+        value = getattr(scenario, name)
+        if name in self.choices:
+            index = self.choices[name].findData(value)
+            return self.choices[name].itemText(index) if index >= 0 else str(value)
+        if name == "mode":
+            return self._language.text(f"controls.mode.{value}")
+        if name == "usd_per_gpu_hour":
+            return format_usd(value)
+        return format_count(value)
 
     # -- reading from the store --------------------------------------------------------
     def _on_store_change(self, scenario, _report) -> None:
-        self.error_label.hide()
+        self._refused = None
+        for note in (self.error_label, *self.refusal_notes.values()):
+            note.hide()
         self._show(scenario)
 
     def _on_store_error(self, message: str) -> None:
-        self.error_label.setText(message)
-        self.error_label.show()
+        if self._asking is not None:
+            return                    # one of these controls asked: the reason goes under it (``_ask``)
+        self._show(self._store.scenario)
+        self.show_general_refusal(message)
 
-    def _show(self, scenario: Scenario) -> None:
+    def _show(self, scenario: Scenario, keep: str | None = None) -> None:
+        """Every control at ``scenario``'s value, but ``keep`` (a field whose refused value stays shown)."""
         for name, box in self.choices.items():
             index = box.findData(getattr(scenario, name))
-            if index >= 0 and index != box.currentIndex():
+            if name != keep and index >= 0 and index != box.currentIndex():
                 box.setCurrentIndex(index)      # activated is only emitted by the user: no loop
         with signals_blocked(self.gpu_count, self.price, *self.counts.values()):
             self.gpu_count.set_allowed(self.allowed_gpu_counts(scenario.model))
             for name, spin in self.counts.items():
-                spin.setValue(getattr(scenario, name))
-            self.price.setValue(scenario.usd_per_gpu_hour)
+                if name != keep:
+                    spin.setValue(getattr(scenario, name))
+            if keep != "usd_per_gpu_hour":
+                self.price.setValue(scenario.usd_per_gpu_hour)
         index = self.mode.findData(scenario.mode)
-        if index >= 0:
+        if keep != "mode" and index >= 0:
             self.mode.setCurrentIndex(index)     # activated is only emitted by the user: no loop

@@ -25,6 +25,7 @@ from engine import InputError, Scenario, compute_report
 from engine.errors import shown_value
 
 MAX_FILE_BYTES = 100_000          # a scenario is a few hundred bytes
+SUFFIX = ".json"                  # what the File menu's dialogs offer
 _KINDS = {str: "text", int: "whole_number", float: "number"}
 
 

@@ -36,6 +36,7 @@ class NoScenario(Exception):
 class ScenarioStore(QObject):
     changed = Signal(object, object)   # (Scenario, Report)
     error = Signal(str)                # one sentence naming the refused value
+    catalog_changed = Signal(object)   # the Catalog every answer now comes from (``use_catalog``)
 
     def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None, *, language=None,
                  catalog=None):
@@ -61,6 +62,13 @@ class ScenarioStore(QObject):
                 raise NoScenario(result)
             wanted, result = found, self.answers.ask(questions.report, found)
         self._scenario, self._report = wanted, result
+
+    def use_catalog(self, catalog) -> None:
+        """Answer from ``catalog`` from now on (one with a model just imported: a superset of the one in use, so the
+        scenario in use stays valid); every cached answer is dropped, and ``catalog_changed`` tells the controls."""
+        self.catalog = catalog
+        self.answers = Answers(catalog)
+        self.catalog_changed.emit(catalog)
 
     def error_message(self, error: InputError) -> str:
         """``error`` as the store's ``error`` signal words it."""

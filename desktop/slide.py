@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 import re
 
-from PySide6.QtCore import QEvent, QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
+from desktop.build_navigator import BuildNavigator
 from desktop.theming import palette_for
 from widgets.theme import Theme
 
@@ -102,6 +103,8 @@ class ElidedLabel(QLabel):
 
 
 class SlideFrame(QWidget):
+    presenting_changed = Signal(bool)     # the type follows a screen (presenting, export) or the window
+
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(parent)
         self.setAutoFillBackground(True)
@@ -136,10 +139,17 @@ class SlideFrame(QWidget):
         self._title_row = QHBoxLayout()        # the title, and at its right what the window puts there
         self._title_row.addWidget(self.title_label, stretch=1)
         self._title_row.addLayout(corner)
+        # Windowed mode only: where the talk is ("3 / 6") and buttons on, beside the caption (``show_builds``).
+        self.builds = BuildNavigator(self)
+        self.builds.hide()
+        self._builds_wanted = False
+        caption_row = QHBoxLayout()
+        caption_row.addWidget(self.caption_label, stretch=1)
+        caption_row.addWidget(self.builds, alignment=Qt.AlignmentFlag.AlignBottom)
         layout = QVBoxLayout(self)
         layout.addLayout(self._title_row)
         layout.addWidget(self.stage, stretch=1)
-        layout.addWidget(self.caption_label)
+        layout.addLayout(caption_row)
         self._presenting_height: int | None = None
         self.set_theme(theme)
         self._apply_type()
@@ -204,10 +214,20 @@ class SlideFrame(QWidget):
             self._fit_caption()
         return False
 
+    def show_builds(self, shown: bool = True) -> None:
+        """Show the build marker and its buttons (the window does; presentation and export never show them)."""
+        self._builds_wanted = shown
+        self.builds.setVisible(shown and self._presenting_height is None)
+
     def set_presenting_height(self, height_px: int | None) -> None:
-        """Size the type from ``height_px`` (a screen or picture height); None: window sizes."""
+        """Size the type from ``height_px`` (a screen or picture height); None: window sizes. Presenting hides
+        the build marker and its buttons: the audience sees the stage alone."""
+        was = self._presenting_height is not None
         self._presenting_height = height_px
+        self.builds.setVisible(self._builds_wanted and height_px is None)
         self._apply_type()
+        if was != (height_px is not None):
+            self.presenting_changed.emit(height_px is not None)
 
     def _apply_type(self) -> None:
         title, caption = QFont(self.font()), QFont(self.font())
@@ -224,6 +244,7 @@ class SlideFrame(QWidget):
             margin = 9
         self.title_label.setFont(title)
         self.caption_label.setFont(caption)
+        self.builds.set_font(caption)
         corner = QFont(self.font())
         if height:
             corner.setPixelSize(round(height * CORNER_PER_HEIGHT))

@@ -22,6 +22,7 @@ from desktop.deck import SceneDeck
 from desktop.export_actions import ExportActions
 from desktop.i18n import LANGUAGES, Language
 from desktop.kit.signals import signals_blocked
+from desktop.learner import LearnerTools
 from desktop.presentation import Presentation
 from desktop.presenter import BINDINGS, KeyController, PresenterLayer, key_label
 from desktop.scenario_controls import ScenarioControls
@@ -101,6 +102,9 @@ class MainWindow(QMainWindow):
         self.scene_picker.activated.connect(self._on_list_row)
         store.error.connect(self._on_store_error)
         language.changed.connect(self.retranslate)
+
+        self.learner = LearnerTools(self)       # build marker, panel guard, formulas, files, compare, help
+        self._commands.update(self.learner.commands())
 
         self.set_theme(settings.theme)
         self.retranslate()

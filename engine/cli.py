@@ -7,6 +7,7 @@
     python -m engine tokens --tokenizer ID [--json] (TEXT | --file PATH | --file -)
     python -m engine tokens --list [--json]
     python -m engine import-model CONFIG.json [--id ID]
+    python -m engine probe [--model ID] [--memory-mb N] [--cpu-only] [--json]     (engine.cli_probe)
 
 Each subcommand is one ``add_<name>_command(commands)`` function that declares
 its options and sets ``run``, and one ``run_<name>(args, catalog) -> int``
@@ -33,6 +34,9 @@ import sys
 from typing import Callable
 
 from engine.cli_input import BadUsage as _BadUsage, argument_text as _argument_text, read_text_file as _read_text_file
+from engine.cli_output import catalog_with_warnings, finite as _finite, printable as _printable
+from engine.cli_output import terminal_text as _terminal_text
+from engine.cli_probe import add_probe_command
 from engine.errors import InputError, shorten
 from engine.levers.cli_options import add_lever_options, lever_fields
 from engine.scenario import PRICE_ALLOWED, WHOLE_NUMBER_FIELDS, Scenario, allowed_whole_number
@@ -111,20 +115,6 @@ def _number_option(parser: _Parser, option: str, field: str, allowed: str | None
     return parse
 
 
-# ----------------------------------------------------------------------------- the user's catalogue
-
-def catalog_with_warnings(catalog=None):
-    """The catalogue to use (default: built-in plus the user's file), after printing on stderr,
-    one line each, every problem found in the user's file, so that a later "Unknown GPU"
-    or a missing entry in a listing is explained before it is seen."""
-    from engine.catalog import default_catalog
-
-    catalog = default_catalog() if catalog is None else catalog
-    for warning in catalog.warnings:
-        print(_printable(" ".join(warning.split())), file=sys.stderr)
-    return catalog
-
-
 # ----------------------------------------------------------------------------- report
 
 def add_report_command(commands) -> None:
@@ -172,17 +162,6 @@ def run_report(args: argparse.Namespace, catalog=None) -> int:
 
 
 # ----------------------------------------------------------------------------- catalog
-
-def _finite(value):
-    """JSON-ready data with every number that is not finite written as null (JSON has no infinity)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
-
 
 def add_catalog_command(commands) -> None:
     p = commands.add_parser("catalog", help="list GPUs, models, precisions and tokenizers with their sources",
@@ -287,7 +266,8 @@ def run_import_model(args: argparse.Namespace, catalog=None) -> int:
 
 # ----------------------------------------------------------------------------- entry point
 
-COMMANDS = (add_report_command, add_catalog_command, add_tokens_command, add_import_model_command)
+COMMANDS = (add_report_command, add_catalog_command, add_tokens_command, add_import_model_command,
+            add_probe_command)
 
 
 class _Commands:
@@ -375,13 +355,3 @@ def _attach_dash_values(argv: list[str], takes_value) -> list[str]:
         else:
             out.append(arg)
     return out
-
-
-def _terminal_text(text: str) -> str:
-    """Lines for a terminal: names from a user's catalogue cannot carry escape sequences into it."""
-    return "\n".join(_printable(line) for line in text.split("\n"))
-
-
-def _printable(sentence: str) -> str:
-    """The sentence on one line: control characters from the command line shown escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in sentence)

@@ -9,17 +9,23 @@ curve, its value a readout in the plot's top left corner (always in the same
 place). Other texts take the first of a few places clear of the others, in
 ``LABEL_PRIORITY`` order, or are left out. Everything but the moving dot is
 painted once per state of the rest (``StaticLayer``).
+
+In the window it zooms (wheel, about the pointer) and pans (drag) on its log
+axes (``set_interactive``, ``widgets.plot_view``); a view moved by hand draws
+its curve, marks and limits clipped to the plot, and the reset button or a
+double-click puts the scene's view back. A click without a drag is ``clicked``.
 """
 from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
 from widgets.kv_growth_plot_state import KvGrowthState, overflows, static_part, x_range, y_range
 from widgets.kv_labels import StaticLayer
+from widgets.plot_view import ResetViewButton
 from widgets.state_widget import StateWidget
 from widgets.text_fit import LabelPlacer, TextMeasure
 from widgets.theme import Theme, pattern_brush
@@ -27,20 +33,108 @@ from widgets.theme import Theme, pattern_brush
 LEFT, RIGHT, V_CENTRE = Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignRight, Qt.AlignmentFlag.AlignVCenter
 TOP, BOTTOM = Qt.AlignmentFlag.AlignTop, Qt.AlignmentFlag.AlignBottom
 OVERFLOW_PATTERN = Qt.BrushStyle.BDiagPattern
+ZOOM_PER_NOTCH = 0.8          # one wheel notch shows this share of the view's decades
+CLICK_SLOP_PX = 6             # a press and release this close are a click, not a drag
 
 
 class KvGrowthPlot(StateWidget):
     """Draws a ``KvGrowthState``."""
+
+    clicked = Signal(QPoint)       # a click without a drag, in this widget's pixels (interactive only)
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)
         self.measure = TextMeasure()
         self.plot_rect = QRectF()
         self._layer = StaticLayer()
+        self._interactive = False
+        self._view: tuple[tuple[float, float], tuple[float, float]] | None = None   # log10 ranges moved by hand
+        self._drag: tuple[QPointF, tuple] | None = None       # where a press began and the view then
+        self.reset_button = ResetViewButton(self, self.reset_view)
+
+    # -- zoom and pan (the window only) -----------------------------------------------------
+    def set_interactive(self, interactive: bool, reset_label: str = "") -> None:
+        """Let the mouse zoom and pan the plot, or keep it a fixed picture (the view put back)."""
+        self.reset_button.set_label(reset_label)
+        self._interactive = interactive
+        if not interactive:
+            self.reset_view()
+
+    def zoomed(self) -> bool:
+        return self._view is not None
+
+    def view_range(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The view now, as (log10 tokens, log10 bytes) ranges."""
+        return self._view if self._view is not None else (x_range(self.state), y_range(self.state))
+
+    def reset_view(self) -> None:
+        if self._view is not None:
+            self._view = None
+            self.reset_button.hide()
+            self.update()
+
+    def _move_view(self, view) -> None:
+        self._view = view
+        self.reset_button.place()
+        self.reset_button.show()
+        self.update()
+
+    def wheelEvent(self, event) -> None:
+        if not self._interactive or self.state is None or self.plot_rect.isEmpty():
+            event.ignore()
+            return
+        factor = ZOOM_PER_NOTCH ** (event.angleDelta().y() / 120)
+        (x0, x1), (y0, y1) = self.view_range()
+        at, plot = event.position(), self.plot_rect
+        fx = min(1.0, max(0.0, (at.x() - plot.left()) / plot.width()))
+        fy = min(1.0, max(0.0, (plot.bottom() - at.y()) / plot.height()))
+        cx, cy = x0 + fx * (x1 - x0), y0 + fy * (y1 - y0)
+        self._move_view(((cx - fx * (x1 - x0) * factor, cx + (1 - fx) * (x1 - x0) * factor),
+                         (cy - fy * (y1 - y0) * factor, cy + (1 - fy) * (y1 - y0) * factor)))
+        event.accept()
+
+    def mousePressEvent(self, event) -> None:
+        if not self._interactive or event.button() != Qt.MouseButton.LeftButton or self.state is None:
+            event.ignore()
+            return
+        self._drag = (event.position(), self.view_range())
+        event.accept()
+
+    def mouseMoveEvent(self, event) -> None:
+        if self._drag is None or self.plot_rect.isEmpty():
+            event.ignore()
+            return
+        start, ((x0, x1), (y0, y1)) = self._drag
+        moved = event.position() - start
+        if moved.manhattanLength() <= CLICK_SLOP_PX and self._view is None:
+            return
+        dx = -moved.x() / self.plot_rect.width() * (x1 - x0)
+        dy = moved.y() / self.plot_rect.height() * (y1 - y0)
+        self._move_view(((x0 + dx, x1 + dx), (y0 + dy, y1 + dy)))
+
+    def mouseReleaseEvent(self, event) -> None:
+        if self._drag is None:
+            event.ignore()
+            return
+        start, self._drag = self._drag[0], None
+        if (event.position() - start).manhattanLength() <= CLICK_SLOP_PX:
+            self.clicked.emit(event.position().toPoint())
+        event.accept()
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        if not self._interactive:
+            event.ignore()
+            return
+        self.reset_view()
+        event.accept()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.reset_button.place()
 
     def to_pixels(self, tokens: float, n_bytes: float) -> QPointF:
         """Where (``tokens``, ``n_bytes``) is drawn, in widget pixels (after a paint has laid out the plot)."""
-        (x0, x1), (y0, y1) = x_range(self.state), y_range(self.state)
+        (x0, x1), (y0, y1) = self.view_range()
         plot = self.plot_rect
         x = plot.left() + plot.width() * (math.log10(max(tokens, 1e-9)) - x0) / (x1 - x0)
         y = plot.bottom() - plot.height() * (math.log10(max(n_bytes, 1e-300)) - y0) / (y1 - y0)
@@ -74,7 +168,7 @@ class KvGrowthPlot(StateWidget):
             return
         px, _, line, _, _ = sizes
         # Everything but the moving point is drawn once per state of the rest (a playback moves only the point).
-        key = (self.width(), self.height(), self.theme, static_part(state))
+        key = (self.width(), self.height(), self.theme, static_part(state), self._view)
         pixmap, placer = self._layer.pixmap_for(key, self, self.measure, self.theme.floor_px,
                                                 lambda p, pl: self._paint_static(p, pl, state, sizes))
         painter.drawPixmap(0, 0, pixmap)
@@ -84,12 +178,15 @@ class KvGrowthPlot(StateWidget):
         current = self.to_pixels(max(state.context_tokens, state.curve[0][0]), max(state.context_bytes,
                                                                                     state.curve[0][1]))
         current_role = "warning" if overflows(state) else "accent"
+        if self._view is not None:
+            painter.setClipRect(plot)             # a view moved by hand: the point may lie outside it
         painter.setPen(QPen(self.theme.color(current_role), lw, Qt.PenStyle.DotLine))
         painter.drawLine(QPointF(current.x(), plot.bottom()), current)
         painter.setPen(QPen(self.theme.color("text"), lw))
         painter.setBrush(self.theme.color(current_role))
         big = 1.8 * dot
         painter.drawEllipse(current, big, big)
+        painter.setClipping(False)
         # Its value as a readout in the plot's top left corner, kept free of every other text: a presenter
         # always finds it in the same place, and it never loses its place to a mark.
         readout = self._readout_box(line)
@@ -117,10 +214,13 @@ class KvGrowthPlot(StateWidget):
         painter.setPen(QPen(muted, lw))
         painter.drawLine(plot.bottomLeft(), plot.bottomRight())
         painter.drawLine(plot.bottomLeft(), plot.topLeft())
+        if self._view is not None:
+            painter.setClipRect(plot)             # a view moved by hand: the curve and marks stay inside the plot
         # Past the longest context that fits: hatched.
         limit_x = self.to_pixels(max(state.limit_tokens, 1e-9), 1).x()
+        limit_in_view = limit_x <= plot.right()          # a view moved by hand may end before the limit
         limit_x = max(plot.left(), min(plot.right(), limit_x))
-        if state.limit_tokens < state.curve[-1][0]:
+        if state.limit_tokens < state.curve[-1][0] and limit_in_view:
             region = QRectF(limit_x, plot.top(), plot.right() - limit_x, plot.height())
             colour = self.theme.color("warning")
             tint = QColor(colour)
@@ -146,7 +246,7 @@ class KvGrowthPlot(StateWidget):
             painter.drawPolyline(QPolygonF(beyond))
         # The KV cache that fits: a level line.
         room_y = None
-        if state.room_bytes > 0:
+        if state.room_bytes > 0 and plot.top() <= self.to_pixels(1, state.room_bytes).y() <= plot.bottom():
             room_y = self.to_pixels(1, state.room_bytes).y()
             painter.setPen(QPen(muted, lw, Qt.PenStyle.DashLine))
             painter.drawLine(QPointF(plot.left(), room_y), QPointF(plot.right(), room_y))
@@ -157,6 +257,7 @@ class KvGrowthPlot(StateWidget):
         mark_points = [self.to_pixels(m.tokens, m.bytes) for m in state.marks]
         for p in mark_points:
             painter.drawEllipse(p, dot, dot)
+        painter.setClipping(False)
         for p in mark_points:
             placer.block(QRectF(p.x() - dot, p.y() - dot, 2 * dot, 2 * dot))
         # Texts, most important first.
@@ -176,7 +277,8 @@ class KvGrowthPlot(StateWidget):
                                         RIGHT | BOTTOM, role)):
                     continue
         for mark, p in zip(state.marks, mark_points):
-            self._place_near(placer, "mark", mark.label, p, px, line, False, "text", plot)
+            if plot.contains(p):                  # a mark outside a view moved by hand has no text
+                self._place_near(placer, "mark", mark.label, p, px, line, False, "text", plot)
         if room_y is not None:
             candidates = [(QRectF(plot.left() + 3 * lw, room_y + offset, plot.width() * 0.6, line), LEFT)
                           for offset in (-line - lw, lw, 0.6 * line, 1.2 * line, 2.2 * line)]

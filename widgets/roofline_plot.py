@@ -23,16 +23,18 @@ import math
 from dataclasses import replace
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRect, QRectF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPolygonF
-from PySide6.QtWidgets import QGraphicsObject, QWidget
+from PySide6.QtWidgets import QWidget
 
 from widgets.roofline_layout import (
     RooflineLayout, lay_out, lay_out_legend, legend_top, preferred_px,
 )
+from widgets.plot_view import ResetViewButton
+from widgets.roofline_texts import PlotTexts
 from widgets.roofline_state import POINT_KEYS, RooflineState, number_template
 from widgets.state_widget import StateWidget
-from widgets.text_fit import DrawnText, FittedText, TextMeasure
+from widgets.text_fit import DrawnText, TextMeasure
 from widgets.theme import Theme
 
 # Colour role and symbol of each named point; the legend draws the same symbol as its sign. The control's
@@ -46,41 +48,19 @@ HOLLOW_POINTS = frozenset({"control"})
 HOLLOW_SIZE = 1.6          # the hollow marker's size, times a filled one's
 
 
-class _PlotTexts(QGraphicsObject):
-    """The labels inside the plot, painted in the view's pixels (no zoom, no data coordinates)."""
-
-    def __init__(self, owner: "RooflinePlot"):
-        super().__init__()
-        self._owner = owner
-        self._texts: list[tuple[FittedText, str]] = []      # (text, colour role), in scene pixels
-        self._bounds = QRectF()
-        self.setZValue(1000)
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-
-    def set_texts(self, texts: list[tuple[FittedText, str]]) -> None:
-        self.prepareGeometryChange()
-        self._texts = texts
-        self._bounds = QRectF()
-        for text, _ in texts:
-            self._bounds = self._bounds.united(text.rect)
-        self.update()
-
-    def boundingRect(self) -> QRectF:
-        return self._bounds
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:
-        for text, role in self._texts:
-            painter.setPen(self._owner.theme.color(role))
-            text.paint(painter, self._owner.measure.font(text.px, text.bold))
-
-
 class RooflinePlot(StateWidget):
     """A pyqtgraph log-log plot that shows a ``RooflineState``, with every text laid out around it.
 
     A ``StateWidget`` (theme and state kept, nothing repainted for an equal one, ``drawn_texts()``), with its
     own layout (``_relayout``: the state's texts and roof, not its points) and its own repaint of a new
     state: the base's ``set_state`` would repaint the whole widget, and with it the pyqtgraph plot inside,
-    on every frame of a moving point; here only the moved marker and the legend's line are repainted."""
+    on every frame of a moving point; here only the moved marker and the legend's line are repainted.
+
+    In the window it zooms and pans (``set_interactive``, ``widgets.plot_view``); while the view is moved the
+    texts placed inside the plot (ridge, memory-bound, compute-bound), laid out for the scene's view, are not
+    drawn, and the reset button puts the view and them back."""
+
+    clicked = Signal(QPoint)       # a click without a drag, in this widget's pixels (interactive only)
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)
@@ -113,8 +93,17 @@ class RooflinePlot(StateWidget):
             self._markers[key] = self.plot_widget.plot([], [], pen=None, symbol=POINT_STYLES[key][1],
                                                        symbolSize=24, antialias=False)
             self._markers[key].setZValue(10 + order)
-        self._plot_texts = _PlotTexts(self)
+        self._plot_texts = PlotTexts(self)
         self.plot_widget.scene().addItem(self._plot_texts)
+        self._interactive = False
+        self._zoomed = False
+        self.reset_button = ResetViewButton(self, self.reset_view)
+        view_box = item.getViewBox()
+        view_box.sigRangeChangedManually.connect(self._on_moved_by_hand)
+        # No pyqtgraph context menu: its words are English only and its entries would undo the scene's view. (A
+        # right-drag still zooms.) setMenuEnabled(False) would drop the menu to Python's collector: see above.
+        view_box.raiseContextMenu = lambda event: event.accept()
+        self.plot_widget.scene().sigMouseClicked.connect(self._on_plot_clicked)
         self._text_px = preferred_px(self.width(), self.height(), self.floor_px())
         self._apply_theme()
 
@@ -203,6 +192,54 @@ class RooflinePlot(StateWidget):
         self._relayout()
         return QRectF(self._layout.view) if self._layout else QRectF()
 
+    # -- zoom and pan (the window only) -----------------------------------------------------
+    def set_interactive(self, interactive: bool, reset_label: str = "") -> None:
+        """Let the mouse zoom (wheel) and pan (drag) the plot, or keep it a fixed picture (the view put back)."""
+        self.reset_button.set_label(reset_label)
+        if interactive == self._interactive:
+            return
+        self._interactive = interactive
+        self.plot_widget.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, not interactive)
+        self.plot_widget.setMouseEnabled(x=interactive, y=interactive)
+        if not interactive:
+            self.reset_view()
+
+    def interactive(self) -> bool:
+        return self._interactive
+
+    def zoomed(self) -> bool:
+        """Whether the view was moved by hand (the reset button shows)."""
+        return self._zoomed
+
+    def view_range(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The plot's view now, as (log10 FLOP/byte, log10 FLOP/s) ranges."""
+        (x0, x1), (y0, y1) = self.plot_widget.getPlotItem().getViewBox().viewRange()
+        return (x0, x1), (y0, y1)
+
+    def reset_view(self) -> None:
+        """The view the scene set, with the texts inside the plot."""
+        if self._zoomed:
+            self._zoomed = False
+            self.reset_button.hide()
+            self._plot_texts.show()
+            if self._layout is not None:
+                self._apply(self._layout)
+
+    def _on_moved_by_hand(self, *_args) -> None:
+        self._zoomed = True
+        self._plot_texts.hide()           # placed for the scene's view: beside nothing in this one
+        self.reset_button.place()
+        self.reset_button.show()
+
+    def _on_plot_clicked(self, event) -> None:
+        if not self._interactive or event.button() != Qt.MouseButton.LeftButton:
+            return
+        if event.double():
+            self.reset_view()
+            return
+        point = self.plot_widget.mapTo(self, self.plot_widget.mapFromScene(event.scenePos()))
+        self.clicked.emit(point)
+
     # -- changes ------------------------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:
         if theme != self._theme:
@@ -235,6 +272,7 @@ class RooflinePlot(StateWidget):
 
     def resizeEvent(self, event) -> None:
         self._relayout()
+        self.reset_button.place()
         super().resizeEvent(event)
 
     def set_state(self, state: RooflineState) -> None:
@@ -305,8 +343,9 @@ class RooflinePlot(StateWidget):
             axis.setTicks([list(ticks[0]), list(ticks[1])])
         self.plot_widget.getAxis("left").setWidth(layout.axis_width)
         self.plot_widget.getAxis("bottom").setHeight(layout.axis_height)
-        self.plot_widget.setXRange(*layout.x_range, padding=0)
-        self.plot_widget.setYRange(*layout.y_range, padding=0)
+        if not self._zoomed:                 # a view moved by hand stays until it is reset
+            self.plot_widget.setXRange(*layout.x_range, padding=0)
+            self.plot_widget.setYRange(*layout.y_range, padding=0)
         for key, marker in self._markers.items():      # symbols as large as the words beside them
             marker.setSymbolSize(round(layout.marker_px * (HOLLOW_SIZE if key in HOLLOW_POINTS else 1)))
         self._ridge_marker.setSymbolSize(round(px * 0.8))

@@ -15,11 +15,18 @@ import numpy as np
 from engine import Report, Scenario, compute_report, sweep
 from engine.compute import decode_crossover_batch
 from engine.errors import refusal
+from engine.formulas import Formula, formula as formula_of
 
 
 def report(catalog, scenario: Scenario) -> Report:
     """The engine's report for ``scenario``."""
     return compute_report(scenario, catalog)
+
+
+def formula(catalog, scenario: Scenario, key: str, at: float | None = None) -> Formula:
+    """The formula behind figure ``key`` of ``scenario``'s report (``engine.formulas``), at the stage's own value
+    ``at`` (an intensity, a context) where the figure is shown at one."""
+    return formula_of(compute_report(scenario, catalog), key, at)
 
 
 def changed(scenario: Scenario, **changes) -> Scenario:

@@ -26,6 +26,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from desktop.error_text import error_text
+from desktop.kit.figures import FigureFormulas
 from desktop.kit.idle import IdleWork
 from desktop.kit.story import Inputs, Story
 from desktop.scenes.registry import title_key
@@ -88,6 +89,9 @@ class Scene(QWidget):
         self._themed: list = []
         self._note: InlineNote | None = None
         self._controls: QWidget | None = None
+        self.figures = FigureFormulas(self)        # the formula behind a figure, on a click or the I key
+        self._interactive = False                  # plots zoom and pan (the window; never presenting or export)
+        self._clickable: set[QWidget] = set()      # plots whose clicks the formula cards hear
         self.clock.ticked.connect(self.on_tick)
 
     def start(self) -> None:
@@ -159,8 +163,10 @@ class Scene(QWidget):
         self._build = max(0, min(index, self.build_count - 1))
         self._story = None
         story = self.story()
+        self.figures.hide()
         self.build_started(story, animate)
         self.present(story, animate)
+        self._keep_interactive()
         self.clock.wake()
         self.build_changed.emit(self._build)
 
@@ -212,7 +218,45 @@ class Scene(QWidget):
         """The story's inputs changed (the scenario, the language, a control, a result): show the new story."""
         self._story = None
         self.present(self.story(), animate)
+        self._keep_interactive()
+        self.figures.follow()
         self.clock.wake()
+
+    # -- the formula behind a figure (``desktop.kit.figures``) -------------------------------------------
+    def formulas(self) -> dict:
+        """The formula behind each figure of this build (the story's; a view whose figure is shown at a value of
+        its own, such as an eased control, passes that value on)."""
+        return self.story().formulas()
+
+    def figure_places(self) -> dict[str, tuple[QWidget | None, tuple[str, ...]]]:
+        """Where each figure of ``formulas()`` is drawn: its widget and the names of its labels there (in the
+        widget's ``label_rects()``; none: the whole widget). Default: nowhere."""
+        return {}
+
+    def mousePressEvent(self, event) -> None:
+        self.figures.pressed(event.position().toPoint())
+        event.accept()
+
+    def mouseReleaseEvent(self, event) -> None:
+        self.figures.released(event.position().toPoint())
+        event.accept()
+
+    def set_interactive(self, interactive: bool) -> None:
+        """Whether the stage's plots zoom and pan with the mouse (the window) or stay fixed (presenting, export):
+        every widget of the scene that offers ``set_interactive`` is told."""
+        self._interactive = interactive
+        label = self.kit.language.text("learner.menu.reset_view")
+        for widget in self.findChildren(QWidget):
+            if widget is not self and callable(getattr(widget, "set_interactive", None)):
+                widget.set_interactive(interactive, label)
+                if widget not in self._clickable:       # a click on a plot that takes the mouse: its formula
+                    self._clickable.add(widget)
+                    widget.clicked.connect(lambda point, w=widget: self.figures.clicked(w.mapTo(self, point)))
+
+    def _keep_interactive(self) -> None:
+        """A plot a build made just now (scene 1's roofline is made when first needed) zooms like the others."""
+        if self._interactive:
+            self.set_interactive(True)
 
     # -- what a scene implements ---------------------------------------------------------------------
     def build_started(self, story: Story, animate: bool) -> None:

@@ -143,6 +143,18 @@ class Story:
         """Formatted numbers the notes use; by default the caption's."""
         return self.caption_values()
 
+    def formulas(self) -> Mapping[str, Any]:
+        """The formula behind each figure this build shows, by figure key (``engine.formulas.Formula``, asked with
+        ``self.ask(questions.formula, scenario, key)``; a refusal left out). The view says where each is drawn
+        (``Scene.figure_places``); a click on it or the I key shows its card (``desktop.kit.figures``).
+        Default: none."""
+        return {}
+
+    def formula(self, scenario: Scenario, key: str, at: float | None = None) -> dict[str, Any]:
+        """``{key: formula}`` of ``scenario`` (at the stage's own value ``at``), or {} when the engine refuses it."""
+        answer = self.ask(questions.formula, scenario, key, at)
+        return {} if isinstance(answer, InputError) else {key: answer}
+
     def subject(self) -> tuple[Scenario, Any]:
         """The scenario the stage shows and its report (or refusal): named in the stage's corner and marked
         hypothetical when it does not fit. Default: the shared one."""

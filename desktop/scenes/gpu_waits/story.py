@@ -140,6 +140,21 @@ class GpuWaitsStory(Story):
             return shown.scenario, shown
         return super().subject()
 
+    def formulas(self, intensity: float | None = None) -> dict:
+        """From the ratio build: the ridge (the belt's ratio, the roofline's ridge) and the worker's idle share
+        at ``intensity`` (where the control is; default where the build puts it), in the form the belt shows it:
+        the engine's decode utilisation at the decode preset in realistic mode, else the roofline's."""
+        if self.build < FIRST_GAUGE_BUILD:
+            return {}
+        figures = self.figures
+        shown = figures.shown.scenario
+        intensity = self.target_intensity() if intensity is None else intensity
+        if figures.busy(intensity)[1] == "realistic":
+            idle = self.formula(figures.decode_report.scenario, "idle_share")
+        else:
+            idle = self.formula(shown, "idle_share", intensity)
+        return {**self.formula(shown, "ridge_point"), **idle}
+
     # -- what the controls say ------------------------------------------------------------------
     def prefill_preset_tip(self) -> str:
         """The prefill preset's tooltip: empty while available, else the engine's reason it is not."""

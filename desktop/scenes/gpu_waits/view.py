@@ -79,6 +79,15 @@ class GpuWaitsScene(Scene):
         """FLOP per byte on the belt now (mid-transition: where the picture is)."""
         return self._intensity.value(self.clock.seconds())
 
+    # -- the formula behind a figure ------------------------------------------------------------------
+    def formulas(self) -> dict:
+        return self.story().formulas(self._intensity.target)
+
+    def figure_places(self) -> dict:
+        return {"idle_share": (self.belt, ("idle", "busy", "basis")),
+                "ridge_point": (self.plot, ("ridge",)) if self.story().shows_roofline and self.plot is not None
+                and self.plot.isVisible() else (self.belt, ("ratio",))}
+
     # -- the scene contract -------------------------------------------------------------------------
     def build_started(self, story: GpuWaitsStory, animate: bool) -> None:
         # Forgetting a precision chosen in the fp8 build changes nothing in the build now shown.

@@ -218,6 +218,14 @@ class KvCacheStory(Story):
     def sharing_bar(self) -> MemoryBarsState | None:
         return memory.sharing_bar(self.sharing_results.get(self.scenario.gpus), self.text)
 
+    def formulas(self) -> dict:
+        """KV bytes per token beside its factors; the batch's KV at the plot's context in the growth build."""
+        if self.build in FACTOR_BUILDS:
+            return self.formula(self.scenario, "kv_bytes_per_token")
+        if self.build == GROWTH_BUILD:
+            return self.formula(self.scenario, "kv_bytes", self.context_tokens)
+        return {}
+
     # -- captions and notes ---------------------------------------------------------------------------
     def phase(self) -> str:
         """The build's name, or its variant for this scenario."""

@@ -95,6 +95,9 @@ class KvCacheScene(Scene):
         rects = self.story().rects(self.width(), self.height())
         self.place({widgets[name]: rect for name, rect in rects.items()})
 
+    def figure_places(self) -> dict:
+        return {"kv_bytes_per_token": (self.factors, ()), "kv_bytes": (self.growth, ())}
+
     # -- what each frame shows ------------------------------------------------------------------------
     def _position(self, seconds: float) -> float | None:
         return None if self._playback is None else self._playback.position(seconds)

@@ -1,0 +1,234 @@
+"""The formula behind each number a scene shows, with one scenario's values in it (a learner's "where from?").
+
+``formula(report, key, at=None)`` returns a ``Formula``: the expression in symbols
+("2 × L × h_kv × d × b"), the same expression with the report's values in
+place of the symbols, the result, what each symbol stands for, and the engine
+function the number comes from. The result is worked out by that very
+function (or read from the report it filled in), never by a copy of it here,
+so the card a learner opens cannot disagree with the stage.
+
+Symbol names are keys (``Term.name``): the app words them in its languages
+(``resources/text/formulas.toml``); numbers are formatted by ``engine.units``.
+``KEYS`` lists every formula there is. Qt-free, like all of the engine.
+
+The figures:
+
+- ``ridge_point``: the ridge = peak FLOP/s ÷ HBM bandwidth (``engine.roofline.ridge_point``);
+- ``decode_intensity``: FLOP per byte of one decode step (``engine.report.DecodeReport``);
+- ``idle_share``: the worker's idle share in a decode step. Ideal mode: the roofline's,
+  1 − min(I, ridge) ÷ ridge (``engine.roofline.utilisation``); realistic mode: one minus
+  the achieved FLOP/s over the peak of all GPUs, as the report's utilisation. ``at``: an
+  intensity of the stage's own (scene 1's control), always the roofline's form;
+- ``weights_bytes``: parameters × bytes per weight (``engine.deployment.Deployment.weights_bytes``);
+- ``kv_bytes_per_token``: 2 × layers × KV heads × head size × bytes per value, or for
+  multi-head latent attention layers × (latent + rope) × bytes (``engine.kv_cache``);
+- ``kv_bytes``: sequences × context × KV per token, less what sliding-window layers drop
+  (``engine.kv_cache.kv_bytes``; the KV-allocation lever's reserved length is not in it).
+  ``at``: a context of the stage's own (scene 5's plot), else prompt + output;
+- ``tpot_seconds``: all decode time ÷ (output tokens − 1) (``engine.request``);
+- ``tokens_per_second``: sequences ÷ time per token;
+- ``usd_per_million_input_tokens`` and ``usd_per_million_output_tokens``: GPU time a token
+  takes × the price of that time (``engine.cost.token_prices``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from engine import kv_cache, roofline
+from engine.cost import SECONDS_PER_HOUR, TOKENS_PER_MILLION, token_prices
+from engine.errors import refusal
+from engine.report import Report
+from engine.units import (
+    format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_intensity, format_number,
+    format_parameters, format_percent, format_seconds, format_tokens_per_second, format_usd, format_value_size,
+)
+
+
+@dataclass(frozen=True)
+class Term:
+    """One symbol of a formula: what it is written as, what it stands for (a text key), its value here."""
+    symbol: str
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Formula:
+    """Where one figure comes from, for one scenario."""
+    key: str                      # the figure (one of ``KEYS``)
+    symbols: str                  # "KV = 2 × L × h_kv × d × b"
+    values: str                   # "2 × 80 × 8 × 128 × 2 bytes": the same with this scenario's values
+    result: str                   # "327,680 B (328 KB)"
+    value: float                  # the result in SI units (bytes, seconds, FLOP/byte, a share, US dollars)
+    terms: tuple[Term, ...]       # each symbol, what it stands for and its value
+    source: str                   # the engine function the number comes from
+
+    def lines(self) -> tuple[str, str, str]:
+        """The three lines a card shows: symbols, values, result."""
+        return self.symbols, f"= {self.values}", f"= {self.result}"
+
+
+def _ridge_point(r: Report) -> Formula:
+    peak, bandwidth = r.peak_flops_per_gpu, r.gpu.memory_bandwidth_bytes_per_second
+    ridge = roofline.ridge_point(r.gpu, r.weights_precision)
+    return Formula("ridge_point", "ridge = P ÷ B", f"{format_flops(peak)} ÷ {format_bandwidth(bandwidth)}",
+                   format_intensity(ridge), ridge,
+                   (Term("P", "peak", format_flops(peak)), Term("B", "bandwidth", format_bandwidth(bandwidth))),
+                   "engine.roofline.ridge_point")
+
+
+def _decode_intensity(r: Report) -> Formula:
+    flop, moved = r.decode.flops_per_token, r.decode.bytes_per_token
+    return Formula("decode_intensity", "I = F ÷ M", f"{format_flop(flop)} ÷ {format_bytes(moved)}",
+                   format_intensity(r.decode.flops_per_byte), r.decode.flops_per_byte,
+                   (Term("F", "flop_per_token", format_flop(flop)), Term("M", "bytes_per_token", format_bytes(moved))),
+                   "engine.compute (decode step at the mean context)")
+
+
+def _idle_share(r: Report, at: float | None = None) -> Formula:
+    intensity = r.decode.flops_per_byte if at is None else float(at)
+    if r.scenario.mode == "ideal" or at is not None:
+        ridge = roofline.ridge_point(r.gpu, r.weights_precision)
+        idle = 1.0 - float(roofline.utilisation(r.gpu, r.weights_precision, intensity))
+        return Formula("idle_share", "idle = 1 − min(I, ridge) ÷ ridge",
+                       f"1 − {format_number(min(intensity, ridge))} ÷ {format_number(ridge)}",
+                       format_percent(idle), idle,
+                       (Term("I", "intensity", format_intensity(intensity)),
+                        Term("ridge", "ridge", format_intensity(ridge))),
+                       "engine.roofline.utilisation")
+    batch, gpus, peak = r.scenario.batch, r.scenario.gpus, r.peak_flops_per_gpu
+    step = r.decode.seconds_per_token
+    idle = 1.0 - r.decode.utilisation
+    return Formula("idle_share", "idle = 1 − (F × n) ÷ (t × g × P)",
+                   f"1 − ({format_flop(r.decode.flops_per_token)} × {format_count(batch)}) ÷ "
+                   f"({format_seconds(step)} × {format_count(gpus)} × {format_flops(peak)})",
+                   format_percent(idle), idle,
+                   (Term("F", "flop_per_token", format_flop(r.decode.flops_per_token)),
+                    Term("n", "batch", format_count(batch)), Term("t", "step_seconds", format_seconds(step)),
+                    Term("g", "gpus", format_count(gpus)), Term("P", "peak", format_flops(peak))),
+                   "engine.request.time_pass (utilisation)")
+
+
+def _weights_bytes(r: Report) -> Formula:
+    per_value = r.weights_precision.bytes_per_value
+    return Formula("weights_bytes", "W = N × b", f"{format_parameters(r.parameters)} × {format_value_size(per_value)}",
+                   format_bytes(r.weights_bytes), r.weights_bytes,
+                   (Term("N", "parameters", format_parameters(r.parameters)),
+                    Term("b", "bytes_per_weight", format_value_size(per_value))),
+                   "engine.deployment.Deployment.weights_bytes")
+
+
+def _kv_bytes_per_token(r: Report) -> Formula:
+    f = kv_cache.kv_factors(r.model, r.kv_precision)
+    total = kv_cache.kv_bytes_per_token(r.model, r.kv_precision)
+    size = format_value_size(f.bytes_per_value)
+    result = f"{format_count(total)} B ({format_bytes(total)})"
+    if f.kind == "mla":
+        return Formula("kv_bytes_per_token", "KV = L × (r + r_rope) × b",
+                       f"{format_count(f.layers)} × ({format_count(f.latent_dim)} + {format_count(f.rope_dim)}) × {size}",
+                       result, total,
+                       (Term("L", "layers", format_count(f.layers)), Term("r", "latent", format_count(f.latent_dim)),
+                        Term("r_rope", "rope", format_count(f.rope_dim)), Term("b", "bytes_per_value", size)),
+                       "engine.kv_cache.kv_bytes_per_token")
+    return Formula("kv_bytes_per_token", "KV = 2 × L × h_kv × d × b",
+                   f"2 × {format_count(f.layers)} × {format_count(f.kv_heads)} × {format_count(f.head_dim)} × {size}",
+                   result, total,
+                   (Term("2", "k_and_v", "2"), Term("L", "layers", format_count(f.layers)),
+                    Term("h_kv", "kv_heads", format_count(f.kv_heads)), Term("d", "head_dim", format_count(f.head_dim)),
+                    Term("b", "bytes_per_value", size)),
+                   "engine.kv_cache.kv_bytes_per_token")
+
+
+def _kv_bytes(r: Report, at: float | None = None) -> Formula:
+    model, kv, batch = r.model, r.kv_precision, r.scenario.batch
+    context = r.scenario.prompt_tokens + r.scenario.output_tokens if at is None else int(at)
+    per_token = kv_cache.kv_bytes_per_token(model, kv)
+    total = float(kv_cache.kv_bytes(model, kv, batch, context))
+    terms = [Term("n", "batch", format_count(batch)), Term("c", "context", format_count(context)),
+             Term("k", "kv_per_token", format_bytes(per_token))]
+    symbols, values = "KV = n × c × k", f"{format_count(batch)} × {format_count(context)} × {format_bytes(per_token)}"
+    past = kv_cache.tokens_past_window(model, context)
+    if past:
+        dropped = kv_cache.kv_window_bytes_per_token(model, kv)
+        symbols = "KV = n × (c × k − k_w × (c − w))"
+        values = (f"{format_count(batch)} × ({format_count(context)} × {format_bytes(per_token)} − "
+                  f"{format_bytes(dropped)} × {format_count(past)})")
+        terms += [Term("k_w", "kv_window_per_token", format_bytes(dropped)),
+                  Term("w", "window", format_count(model.sliding_window_tokens))]
+    return Formula("kv_bytes", symbols, values, format_bytes(total), total, tuple(terms), "engine.kv_cache.kv_bytes")
+
+
+def _tpot(r: Report) -> Formula:
+    steps = r.scenario.output_tokens - 1
+    if steps < 1:        # one output token: no decode step; the time is the step that would come next
+        return Formula("tpot_seconds", "t = t_step", format_seconds(r.tpot_seconds), format_seconds(r.tpot_seconds),
+                       r.tpot_seconds, (Term("t_step", "step_seconds", format_seconds(r.tpot_seconds)),),
+                       "engine.request")
+    return Formula("tpot_seconds", "t = T_decode ÷ (o − 1)",
+                   f"{format_seconds(r.decode_seconds)} ÷ {format_count(steps)}",
+                   format_seconds(r.tpot_seconds), r.tpot_seconds,
+                   (Term("T_decode", "decode_seconds", format_seconds(r.decode_seconds)),
+                    Term("o", "output_tokens", format_count(r.scenario.output_tokens))),
+                   "engine.request")
+
+
+def _tokens_per_second(r: Report) -> Formula:
+    batch, rate = r.scenario.batch, r.scenario.batch / r.tpot_seconds
+    return Formula("tokens_per_second", "rate = n ÷ t", f"{format_count(batch)} ÷ {format_seconds(r.tpot_seconds)}",
+                   format_tokens_per_second(rate), rate,
+                   (Term("n", "batch", format_count(batch)), Term("t", "tpot", format_seconds(r.tpot_seconds))),
+                   "engine.request (tpot_seconds)")
+
+
+def _price(r: Report, direction: str) -> Formula:
+    s = r.scenario
+    prices = token_prices(r.ttft_seconds, r.tpot_seconds, s.gpus, s.batch, s.prompt_tokens, s.usd_per_gpu_hour)
+    price_terms = (Term("g", "gpus", format_count(s.gpus)), Term("p", "usd_per_gpu_hour", format_usd(s.usd_per_gpu_hour)),
+                   Term("n", "batch", format_count(s.batch)))
+    rate = f"{format_count(s.gpus)} × {format_usd(s.usd_per_gpu_hour)} ÷ {format_count(SECONDS_PER_HOUR)} s"
+    million = format_count(TOKENS_PER_MILLION)
+    if direction == "input":
+        value = prices.usd_per_million_input_tokens
+        return Formula("usd_per_million_input_tokens", "$ = t_prefill ÷ (n × i) × g × p ÷ 3,600 × 1,000,000",
+                       f"{format_seconds(r.ttft_seconds)} ÷ ({format_count(s.batch)} × {format_count(s.prompt_tokens)})"
+                       f" × {rate} × {million}", format_usd(value), value,
+                       (Term("t_prefill", "prefill_seconds", format_seconds(r.ttft_seconds)),
+                        Term("i", "prompt_tokens", format_count(s.prompt_tokens)), *price_terms),
+                       "engine.cost.token_prices")
+    value = prices.usd_per_million_output_tokens
+    return Formula("usd_per_million_output_tokens", "$ = t ÷ n × g × p ÷ 3,600 × 1,000,000",
+                   f"{format_seconds(r.tpot_seconds)} ÷ {format_count(s.batch)} × {rate} × {million}",
+                   format_usd(value), value,
+                   (Term("t", "tpot", format_seconds(r.tpot_seconds)), *price_terms), "engine.cost.token_prices")
+
+
+BUILDERS: dict[str, Callable[..., Formula]] = {
+    "ridge_point": _ridge_point,
+    "decode_intensity": _decode_intensity,
+    "idle_share": _idle_share,
+    "weights_bytes": _weights_bytes,
+    "kv_bytes_per_token": _kv_bytes_per_token,
+    "kv_bytes": _kv_bytes,
+    "tpot_seconds": _tpot,
+    "tokens_per_second": _tokens_per_second,
+    "usd_per_million_input_tokens": lambda r: _price(r, "input"),
+    "usd_per_million_output_tokens": lambda r: _price(r, "output"),
+}
+KEYS = tuple(BUILDERS)
+TAKES_AT = frozenset({"idle_share", "kv_bytes"})     # figures a stage may show at a value of its own
+
+
+def formula(report: Report, key: str, at: float | None = None) -> Formula:
+    """The formula behind figure ``key`` of ``report`` (a report of ``engine.compute_report``), at the stage's own
+    value ``at`` where the figure takes one (``TAKES_AT``; ignored by the others); an unknown key is refused in
+    one sentence naming the known ones, and so is a value ``at`` that is not a finite number, 0 or more."""
+    builder = BUILDERS.get(key)
+    if builder is None:
+        raise refusal("formula.unknown", {"got": key, "allowed": KEYS})
+    if key not in TAKES_AT or at is None:
+        return builder(report)
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at) or at < 0:
+        raise refusal("formula.bad_at", {"got": at})
+    return builder(report, at)

@@ -1,0 +1,119 @@
+"""The formula behind a figure: its result is the report's own number, its values line is this scenario's."""
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from importlib import resources
+
+import pytest
+
+from engine import InputError, Scenario, compute_report, roofline
+from engine.formulas import KEYS, formula
+
+DEFAULT = Scenario(gpus=2)                                   # Llama 3.1 70B, FP16, two H800s
+SCENARIOS = [
+    DEFAULT,
+    Scenario(gpus=2, mode="ideal"),
+    Scenario(model="deepseek-v3", weights="fp8", gpus=16),          # multi-head latent attention
+    Scenario(model="gpt-oss-120b", gpu="h200", gpus=2, prompt_tokens=4000),   # sliding-window layers past the window
+    Scenario(gpu="rtx-4090", model="llama-3.1-8b", batch=8, output_tokens=1),  # one output token: no decode step
+]
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", text)]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"{s.model}-{s.gpus}-{s.mode}")
+def test_every_formula_gives_the_reports_own_number(scenario):
+    r = compute_report(scenario)
+    expected = {
+        "ridge_point": r.ridge_flops_per_byte,
+        "decode_intensity": r.decode.flops_per_token / r.decode.bytes_per_token,
+        "weights_bytes": r.weights_bytes,
+        "kv_bytes_per_token": r.kv_bytes_per_token,
+        "kv_bytes": r.kv_bytes,
+        "tpot_seconds": r.tpot_seconds,
+        "tokens_per_second": scenario.batch / r.tpot_seconds,
+        "usd_per_million_input_tokens": r.usd_per_million_input_tokens,
+        "usd_per_million_output_tokens": r.usd_per_million_output_tokens,
+        # scene 1 shows the roofline's busy share in ideal mode and the engine's utilisation in realistic mode
+        "idle_share": (1 - roofline.utilisation(r.gpu, r.weights_precision, r.decode.flops_per_byte))
+        if scenario.mode == "ideal" else 1 - r.decode.utilisation,
+    }
+    assert set(expected) == set(KEYS)
+    for key, value in expected.items():
+        assert formula(r, key).value == pytest.approx(value, rel=1e-12), key
+
+
+def test_the_seeds_kv_cache_per_token_shows_each_factor_of_the_70b_model():
+    shown = formula(compute_report(DEFAULT), "kv_bytes_per_token")
+    assert "2 × 80 × 8 × 128 × 2 bytes" in shown.values
+    assert math.prod(_numbers(shown.values)) == 327_680 == shown.value
+    assert shown.result.startswith("327,680 B")
+
+
+def test_multi_head_latent_attention_has_its_own_formula():
+    shown = formula(compute_report(SCENARIOS[2]), "kv_bytes_per_token")
+    assert shown.symbols == "KV = L × (r + r_rope) × b"
+    assert "61 × (512 + 64) × 2 bytes" in shown.values and shown.value == 61 * 576 * 2
+
+
+def test_sliding_window_layers_are_in_the_batchs_kv_formula_past_the_window():
+    shown = formula(compute_report(SCENARIOS[3]), "kv_bytes")
+    assert "k_w" in shown.symbols and {t.symbol for t in shown.terms} >= {"k_w", "w"}
+    assert "4,500" in shown.values                    # prompt 4,000 + output 500 tokens
+
+
+def test_the_h800_ridge_is_peak_over_bandwidth_in_the_datasheets_units():
+    shown = formula(compute_report(DEFAULT), "ridge_point")
+    assert shown.values == "989 TFLOPS ÷ 3.35 TB/s" and shown.result == "295 FLOP/byte"
+
+
+def test_realistic_idle_share_names_this_scenarios_gpus_and_batch():
+    scenario = Scenario(gpus=4, batch=8)
+    shown = formula(compute_report(scenario), "idle_share")
+    assert "× 8)" in shown.values and "× 4 ×" in shown.values
+    assert {t.symbol: t.value for t in shown.terms}["g"] == "4"
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_symbol_is_written_in_the_formula_and_named_in_both_languages(key):
+    texts = tomllib.loads(resources.files("resources").joinpath("text", "formulas.toml").read_text("utf-8"))
+    assert set(texts["title"][key]) == {"en", "zh"}
+    for scenario in SCENARIOS:
+        shown = formula(compute_report(scenario), key)
+        assert shown.key == key and shown.source.startswith("engine.")
+        for term in shown.terms:
+            assert term.symbol in shown.symbols, (key, term.symbol)
+            assert set(texts["term"][term.name]) == {"en", "zh"}, term.name
+            assert term.value
+
+
+def test_a_figure_without_a_formula_is_refused_naming_those_with_one():
+    with pytest.raises(InputError) as refused:
+        formula(compute_report(DEFAULT), "vibes")
+    assert "'vibes'" in str(refused.value) and "kv_bytes_per_token" in str(refused.value)
+    assert refused.value.code == "formula.unknown"
+
+
+def test_at_an_intensity_of_the_stages_own_the_idle_share_is_the_rooflines_in_either_mode():
+    r = compute_report(DEFAULT)                                  # realistic mode
+    shown = formula(r, "idle_share", at=59.0)
+    assert shown.symbols == "idle = 1 − min(I, ridge) ÷ ridge"
+    assert shown.value == pytest.approx(1 - 59.0 / r.ridge_flops_per_byte)
+    assert formula(r, "idle_share", at=1000.0).value == 0.0      # past the ridge the worker never waits
+
+
+def test_at_a_context_of_the_stages_own_the_batchs_kv_is_that_context():
+    r = compute_report(Scenario(gpus=2, batch=4))
+    shown = formula(r, "kv_bytes", at=32_768)
+    assert shown.value == 4 * 32_768 * 327_680 and "4 × 32,768 ×" in shown.values
+
+
+@pytest.mark.parametrize("at", [-1.0, float("nan"), True, "5"])
+def test_a_stage_value_that_is_no_number_is_refused(at):
+    with pytest.raises(InputError) as refused:
+        formula(compute_report(DEFAULT), "idle_share", at=at)
+    assert refused.value.code == "formula.bad_at"
