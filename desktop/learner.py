@@ -42,9 +42,9 @@ class LearnerTools(QObject):
         leave = window._commands["leave"]
 
         def leave_after_card() -> None:
-            if not window.deck.current.figures.hide():
+            if not window.deck.current.formula_cards.hide():
                 leave()
-        return {"formula": lambda: window.deck.current.figures.show_next(), "leave": leave_after_card}
+        return {"formula": lambda: window.deck.current.formula_cards.show_next(), "leave": leave_after_card}
 
     # -- following the deck ---------------------------------------------------------------
     def _show_build(self) -> None:

@@ -89,7 +89,7 @@ class Scene(QWidget):
         self._themed: list = []
         self._note: InlineNote | None = None
         self._controls: QWidget | None = None
-        self.figures = FigureFormulas(self)        # the formula behind a figure, on a click or the I key
+        self.formula_cards = FigureFormulas(self)        # the formula behind a figure, on a click or the I key
         self._interactive = False                  # plots zoom and pan (the window; never presenting or export)
         self._clickable: set[QWidget] = set()      # plots whose clicks the formula cards hear
         self.clock.ticked.connect(self.on_tick)
@@ -163,7 +163,7 @@ class Scene(QWidget):
         self._build = max(0, min(index, self.build_count - 1))
         self._story = None
         story = self.story()
-        self.figures.hide()
+        self.formula_cards.hide()
         self.build_started(story, animate)
         self.present(story, animate)
         self._keep_interactive()
@@ -219,7 +219,7 @@ class Scene(QWidget):
         self._story = None
         self.present(self.story(), animate)
         self._keep_interactive()
-        self.figures.follow()
+        self.formula_cards.follow()
         self.clock.wake()
 
     # -- the formula behind a figure (``desktop.kit.figures``) -------------------------------------------
@@ -234,11 +234,11 @@ class Scene(QWidget):
         return {}
 
     def mousePressEvent(self, event) -> None:
-        self.figures.pressed(event.position().toPoint())
+        self.formula_cards.pressed(event.position().toPoint())
         event.accept()
 
     def mouseReleaseEvent(self, event) -> None:
-        self.figures.released(event.position().toPoint())
+        self.formula_cards.released(event.position().toPoint())
         event.accept()
 
     def set_interactive(self, interactive: bool) -> None:
@@ -251,7 +251,7 @@ class Scene(QWidget):
                 widget.set_interactive(interactive, label)
                 if widget not in self._clickable:       # a click on a plot that takes the mouse: its formula
                     self._clickable.add(widget)
-                    widget.clicked.connect(lambda point, w=widget: self.figures.clicked(w.mapTo(self, point)))
+                    widget.clicked.connect(lambda point, w=widget: self.formula_cards.clicked(w.mapTo(self, point)))
 
     def _keep_interactive(self) -> None:
         """A plot a build made just now (scene 1's roofline is made when first needed) zooms like the others."""

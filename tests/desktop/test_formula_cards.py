@@ -65,19 +65,19 @@ def laptop(make_window, qtbot):
 
 def _texts(scene) -> list[str]:
     """The card's texts with plain spaces (numbers are glued to their units by no-break spaces)."""
-    return [text.replace("\u00a0", " ") for text in scene.figures.card.texts()]
+    return [text.replace("\u00a0", " ") for text in scene.formula_cards.card.texts()]
 
 
 def _at(scene, key: str) -> QPoint:
-    return scene.figures.rects()[key].center()
+    return scene.formula_cards.rects()[key].center()
 
 
 def test_a_click_on_the_idle_share_shows_its_formula_with_this_scenarios_values(laptop, qtbot):
     scene = laptop.deck.current
     scene.go_to_build(FIRST_DECODE_BUILD, animate=False)
     qtbot.mouseClick(scene, Qt.MouseButton.LeftButton, pos=_at(scene, "idle_share"))
-    card = scene.figures.card
-    assert card.isVisible() and scene.figures.shown_key == "idle_share"
+    card = scene.formula_cards.card
+    assert card.isVisible() and scene.formula_cards.shown_key == "idle_share"
     texts = _texts(scene)
     assert "How long the worker waits" in texts and "= 1 − (142 GFLOP × 1) ÷ (29.8 ms × 2 × 989 TFLOPS)" in texts
     assert scene.rect().contains(card.geometry())                      # inside the stage
@@ -89,30 +89,30 @@ def test_the_i_key_steps_through_the_builds_figures_and_esc_closes_the_card_firs
     scene = laptop.deck.current
     scene.go_to_build(FIRST_GAUGE_BUILD, animate=False)
     QtBot.keyClick(laptop.slide, Qt.Key.Key_I)
-    first = scene.figures.shown_key
+    first = scene.formula_cards.shown_key
     QtBot.keyClick(laptop.slide, Qt.Key.Key_I)
-    assert {first, scene.figures.shown_key} == {"idle_share", "ridge_point"}
-    assert "press I again" in scene.figures.card.texts()[-1]
+    assert {first, scene.formula_cards.shown_key} == {"idle_share", "ridge_point"}
+    assert "press I again" in scene.formula_cards.card.texts()[-1]
     laptop.presentation.start(from_start=False)
     QtBot.keyClick(QApplication.focusWidget() or laptop.slide, Qt.Key.Key_Escape)
-    assert not scene.figures.card.isVisible() and laptop.presentation.active   # the card went, the talk stays
+    assert not scene.formula_cards.card.isVisible() and laptop.presentation.active   # the card went, the talk stays
     laptop.presentation.stop()
 
 
 def test_the_card_follows_the_scenario_and_goes_with_the_build(laptop):
     scene = laptop.deck.current
     scene.go_to_build(FIRST_DECODE_BUILD, animate=False)
-    scene.figures.show("idle_share")
+    scene.formula_cards.show("idle_share")
     laptop.store.update(gpus=4)
     assert any("× 4 ×" in text for text in _texts(scene))
     laptop.deck.next()
-    assert not scene.figures.card.isVisible()
+    assert not scene.formula_cards.card.isVisible()
 
 
 def test_a_build_without_a_formula_says_so_in_a_note(laptop):
     QtBot.keyClick(laptop.slide, Qt.Key.Key_I)              # scene 1's first build: the belt, no numbers yet
     scene = laptop.deck.current
-    assert scene.figures.card is None or not scene.figures.card.isVisible()
+    assert scene.formula_cards.card is None or not scene.formula_cards.card.isVisible()
     assert scene._note is not None and "No figure of this build" in scene._note.text()
 
 
