@@ -267,7 +267,8 @@ def _sources(raw: dict, allowed: set[str]) -> dict[str, str]:
 _GPU_NUMBERS = ("memory_bytes", "memory_bandwidth_bytes_per_second",
                 "interconnect_bytes_per_second", "pcie_bytes_per_second")
 _GPU_FIELDS = ("name", "vendor", *_GPU_NUMBERS, "flops", "interconnect", "interconnect_topology",
-               "interconnect_links", "pcie", "source", "sources", "estimated", "notes")
+               "interconnect_links", "pcie", "node_gpus", "network", "network_bytes_per_second",
+               "source", "sources", "estimated", "notes")
 
 
 def _topology(raw: dict) -> tuple[str, int]:
@@ -300,14 +301,28 @@ def _gpu(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Gp
         raise _problem("estimated", f"must be a list of this entry's field names, got {_q(estimated)}")
     allowed_sources = set(_GPU_FIELDS) | {f"flops.{key}" for key in COMPUTE_PRECISIONS}
     topology, links = _topology(raw)
+    node = _node(raw)
     return Gpu(
         id=entry_id, name=_text(raw, "name"), vendor=_text(raw, "vendor"),
         flops_per_second=flops, interconnect=_text(raw, "interconnect"),
         source=_text(raw, "source", default=default_source or ""),
         sources=_sources(raw, allowed_sources), notes=_text(raw, "notes", required=False),
         pcie=_text(raw, "pcie", required=False), estimated=tuple(estimated), origin=origin,
-        interconnect_topology=topology, interconnect_links=links, **numbers,
+        interconnect_topology=topology, interconnect_links=links, **node, **numbers,
     )
+
+
+def _node(raw: dict) -> dict:
+    """``node_gpus``, ``network`` and ``network_bytes_per_second``: optional in a user's entry
+    (then an 8-GPU node with 400 Gb/s per GPU, ``catalog_types.DEFAULT_NODE_GPUS``), stated by every built-in one."""
+    node = {}
+    if "node_gpus" in raw:
+        node["node_gpus"] = _count(raw, "node_gpus")
+    if "network_bytes_per_second" in raw:
+        node["network_bytes_per_second"] = _positive_number(raw, "network_bytes_per_second")
+    if "network" in raw:
+        node["network"] = _text(raw, "network")
+    return node
 
 
 _MODEL_SIZES = ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim",

@@ -138,7 +138,7 @@ from dataclasses import dataclass
 import numpy as np
 
 
-NARROW_PRECISIONS = ("fp8", "int8", "int4")   # matmuls at these peaks use the ``narrow_`` shares
+NARROW_PRECISIONS = ("fp8", "int8", "int4", "fp4")   # matmuls at these peaks use the ``narrow_`` shares
 
 
 @dataclass(frozen=True)
@@ -146,14 +146,22 @@ class Efficiency:
     """How much of each peak a mode assumes is reached, and what each pass costs on top."""
     mode: str
     compute_share: float              # share of the 16/32-bit peak FLOPS reached by dense matmuls
-    bandwidth_share: float            # share of datasheet HBM bandwidth reached
-    link_share: float                 # share of the GPU-to-GPU link's bandwidth reached
+    bandwidth_share: float            # share of datasheet HBM bandwidth reached (GPUs without a measured one)
+    link_share: float                 # share of the node's GPU-to-GPU link (NVLink-class) reached
     overlap: float                    # 1: compute and memory time overlap fully (max); 0: they add
     pass_overhead_seconds: float      # fixed cost of every forward pass (prefill or decode step)
-    allreduce_latency_seconds: float  # fixed cost of every all-reduce call
-    narrow_compute_share: float = 1.0         # share of the FP8/INT8/INT4 peak reached by dense matmuls
-    narrow_expert_share: float = 1.0          # routed experts at FP8/INT8/INT4 reach this fraction of that rate
+    allreduce_latency_seconds: float  # fixed cost of every message on the node's GPU link
+    narrow_compute_share: float = 1.0         # share of the FP8/INT8/INT4/FP4 peak reached by dense matmuls
+    narrow_expert_share: float = 1.0          # routed experts at FP8/INT8/INT4/FP4 reach this fraction of that rate
     gpu_stack_shares: tuple[tuple[str, float], ...] = ()   # (gpu id, share): a stack that reaches less of that GPU
+    gpu_bandwidth_shares: tuple[tuple[str, float], ...] = ()   # (gpu id, measured share of its bandwidth)
+    layer_overhead_seconds: float = 0.0       # fixed cost of every layer of a pass (kernel launches and gaps)
+    dequantised_bandwidth_share: float = 1.0  # weights widened before their matmul stream at this fraction
+    kv_bandwidth_share: float = 1.0           # attention's KV reads stream at this fraction of the weights' rate
+    pcie_link_share: float = 1.0              # share of PCIe reached by GPU-to-GPU traffic
+    pcie_latency_seconds: float = 0.0         # fixed cost of every message over PCIe
+    network_link_share: float = 1.0           # share of the scale-out network reached
+    network_latency_seconds: float = 0.0      # fixed cost of every message over the network
 
     def compute_share_for(self, compute_precision: str) -> float:
         """Share of peak the dense matmuls reach at ``compute_precision`` (the peak actually used)."""
@@ -165,18 +173,33 @@ class Efficiency:
 
     def stack_share(self, gpu_id: str) -> float:
         """How much of this mode's rates the measured software stack reaches on ``gpu_id`` (1: all of it)."""
-        for known, share in self.gpu_stack_shares:
-            if known == gpu_id:
-                return share
-        return 1.0
+        return dict(self.gpu_stack_shares).get(gpu_id, 1.0)
 
-    def allreduce_seconds(self, link_seconds: float, allreduce_calls: int) -> float:
-        """Communication of one pass: ``A / link_share + calls * allreduce_latency``."""
-        return link_seconds / self.link_share + allreduce_calls * self.allreduce_latency_seconds
+    def bandwidth_share_for(self, gpu_id: str) -> float:
+        """Share of ``gpu_id``'s datasheet bandwidth reached: its measured one, else ``bandwidth_share``."""
+        return dict(self.gpu_bandwidth_shares).get(gpu_id, self.bandwidth_share)
 
-    def fixed_seconds(self, link_seconds: float, allreduce_calls: int) -> float:
-        """The part of a pass's time that no FLOP or byte changes: communication plus the pass overhead."""
-        return self.allreduce_seconds(link_seconds, allreduce_calls) + self.pass_overhead_seconds
+    def _link(self, link: str) -> tuple[float, float]:
+        """(share of its bandwidth, seconds per message) of one kind of link (``engine.communication.LINKS``)."""
+        if link == "network":
+            return self.network_link_share, self.network_latency_seconds
+        if link == "pcie":
+            return self.pcie_link_share, self.pcie_latency_seconds
+        return self.link_share, self.allreduce_latency_seconds
+
+    def transfer_seconds(self, transfer) -> float:
+        """One level's communication in seconds: ``link_seconds / share + calls * latency`` of its link."""
+        share, latency = self._link(transfer.link)
+        return transfer.link_seconds / share + transfer.calls * latency
+
+    def communication_seconds(self, transfers) -> float:
+        """All levels of one pass's communication, in seconds (they follow each other on the token's path)."""
+        return sum(self.transfer_seconds(t) for t in transfers)
+
+    def fixed_seconds(self, transfers, layers: int) -> float:
+        """The part of a pass's time that no FLOP or byte changes: communication and the per-pass and per-layer costs."""
+        return (self.communication_seconds(transfers) + self.pass_overhead_seconds
+                + layers * self.layer_overhead_seconds)
 
     def roofline_seconds(self, compute_seconds, memory_seconds):
         """``max(C', M') + (1 - overlap) * min(C', M')`` of times already at the mode's shares (numpy-friendly)."""
@@ -192,7 +215,8 @@ IDEAL = Efficiency("ideal", compute_share=1.0, bandwidth_share=1.0, link_share=1
 
 REALISTIC = Efficiency("realistic", compute_share=0.70, bandwidth_share=0.80, link_share=0.80, overlap=0.0,
                        pass_overhead_seconds=0.5e-3, allreduce_latency_seconds=20e-6,
-                       narrow_compute_share=0.52, narrow_expert_share=0.34, gpu_stack_shares=(("mi300x", 0.50),))
+                       narrow_compute_share=0.52, narrow_expert_share=0.34, gpu_stack_shares=(("mi300x", 0.50),),
+                       pcie_link_share=0.6, pcie_latency_seconds=30e-6,
+                       network_link_share=0.9, network_latency_seconds=30e-6)
 
 EFFICIENCIES = {IDEAL.mode: IDEAL, REALISTIC.mode: REALISTIC}
-

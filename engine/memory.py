@@ -1,12 +1,13 @@
 """What has to sit in each GPU's HBM: weights, KV cache and a stated allowance, and whether it fits.
 
-Per GPU, under tensor parallelism over g GPUs::
+Per GPU (``engine.deployment`` says how the layout shares weights and KV out)::
 
-    used = weights / g + KV cache * kv_share_per_gpu + allowance
+    used = weights per GPU + KV cache of its sequences * kv_share_per_gpu + allowance
     free = HBM capacity - used            (negative: short by that much)
 
 The weights are every parameter (MoE: all experts are resident, even though
-each token uses only a few) times the weight precision's bytes per value.
+each token uses only a few) times the weight precision's bytes per value, the
+embedding, LM head and norms in 16 bits.
 
 The allowance is stated, not hidden:
 
@@ -39,6 +40,8 @@ changes little.
 
 The longest context and the most sequences (``plan_memory``) use this same
 allowance, so the three answers (fits, longest context, most sequences) agree.
+The longest context also stops at the model's own maximum (its config's
+``max_position_embeddings``): memory may hold more, the model reads no further.
 
 Llama 3.1 70B at FP8 (70.6 GB) plus KV for 1,500 tokens (0.49 GB) plus this
 allowance (about 1.2 GB) fits on an 80 GB H800, as the seed says.
@@ -104,8 +107,10 @@ class MemoryPlan:
     used_bytes_per_gpu: float
     free_bytes_per_gpu: float        # negative: short by that much
     fits: bool
-    max_context_tokens: int          # longest context each of the batch's sequences can reach
+    max_context_tokens: int          # longest context each of the batch's sequences can reach (model's maximum at most)
     max_sequences: int               # most sequences of this context that fit together
+    memory_context_tokens: int = 0   # longest context the memory alone would hold, above the model's maximum too
+    context_capped_by_model: bool = False   # the model's own maximum, not memory, sets max_context_tokens
 
 
 def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens: int) -> MemoryPlan:
@@ -113,27 +118,30 @@ def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens:
 
     The longest context and the most sequences keep this scenario's allowance
     fixed and give all the rest to the KV cache: ``max_sequences >= batch``
-    and ``max_context_tokens >= prompt + output`` exactly when the scenario fits.
+    and ``memory_context_tokens >= prompt + output`` exactly when the scenario fits.
     """
-    capacity_bytes, gpus = d.gpu.memory_bytes, d.gpus
+    capacity_bytes = d.gpu.memory_bytes
     context = prompt_tokens + output_tokens
-    weights = d.weights_bytes
-    weights_per_gpu = weights / gpus
+    weights_per_gpu = d.weights_bytes_per_gpu
     kv = d.kv_bytes_per_token * batch * context
-    kv_per_gpu = kv * d.kv_share_per_gpu
-    allowance = allowance_bytes_per_gpu(d.model, gpus, batch, prompt_tokens)
+    kv_per_token_per_gpu = d.kv_bytes_per_token * d.kv_share_per_gpu
+    sequences = d.sequences_per_gpu(batch)
+    kv_per_gpu = kv_per_token_per_gpu * sequences * context
+    allowance = allowance_bytes_per_gpu(d.model, d.layout.tensor, batch, prompt_tokens)
     used = weights_per_gpu + kv_per_gpu + allowance
     free = capacity_bytes - used
     room_for_kv = capacity_bytes - weights_per_gpu - allowance
-    kv_per_token_per_gpu = d.kv_bytes_per_token * d.kv_share_per_gpu
     if room_for_kv > 0:
-        max_context = math.floor(room_for_kv / (batch * kv_per_token_per_gpu))
-        max_sequences = math.floor(room_for_kv / (context * kv_per_token_per_gpu))
+        memory_context = math.floor(room_for_kv / (sequences * kv_per_token_per_gpu))
+        max_sequences = math.floor(room_for_kv / (context * kv_per_token_per_gpu)) * d.layout.data
     else:
-        max_context = max_sequences = 0
+        memory_context = max_sequences = 0
+    longest = d.model.max_context_tokens
+    capped = 0 < longest < memory_context
     return MemoryPlan(
-        weights_bytes=weights, weights_bytes_per_gpu=weights_per_gpu,
+        weights_bytes=d.weights_bytes, weights_bytes_per_gpu=weights_per_gpu,
         kv_bytes=kv, kv_bytes_per_gpu=kv_per_gpu, allowance_bytes_per_gpu=allowance,
         capacity_bytes_per_gpu=capacity_bytes, used_bytes_per_gpu=used, free_bytes_per_gpu=free,
-        fits=free >= 0, max_context_tokens=max_context, max_sequences=max_sequences,
+        fits=free >= 0, max_context_tokens=longest if capped else memory_context, max_sequences=max_sequences,
+        memory_context_tokens=memory_context, context_capped_by_model=capped,
     )

@@ -47,11 +47,8 @@ def decode_step_seconds(step: DecodeStepWork, machine: Machine, contexts: np.nda
     taken once as numbers and the arrays see only a handful of operations.
     """
     eff = machine.efficiency
-    a0 = machine.compute_seconds(step.flops_fixed, step.expert_flops)
-    a1 = machine.compute_seconds(step.flops_per_context_token)
-    b0 = machine.memory_seconds(step.bytes_per_gpu_fixed)
-    b1 = machine.memory_seconds(step.bytes_per_gpu_per_context_token)
-    fixed = eff.fixed_seconds(step.link_seconds, step.allreduce_calls)
+    a0, a1, b0, b1 = machine.step_lines(step)
+    fixed = eff.fixed_seconds(step.transfers, step.layers)
     if eff.overlap == 0.0:                       # the times add: one line
         return (a0 + b0 + fixed) + (a1 + b1) * contexts
     larger = np.maximum(a0 + a1 * contexts, b0 + b1 * contexts)
@@ -82,7 +79,8 @@ def free_bytes_per_gpu_for_contexts(scenario: Scenario, contexts: np.ndarray, ca
     """HBM left on each GPU at each context length (negative: short by that much); allowance as in the report."""
     s = setup_for(scenario, catalog)
     plan = memory_of(s)
-    kv_per_gpu = s.kv_bytes_per_token * s.kv_share_per_gpu * s.scenario.batch * checked_contexts(contexts)
+    sequences = s.deployment.sequences_per_gpu(s.scenario.batch)
+    kv_per_gpu = s.kv_bytes_per_token * s.kv_share_per_gpu * sequences * checked_contexts(contexts)
     return plan.capacity_bytes_per_gpu - plan.weights_bytes_per_gpu - plan.allowance_bytes_per_gpu - kv_per_gpu
 
 
@@ -92,4 +90,5 @@ def max_sequences_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog
     plan = memory_of(s)
     room = plan.capacity_bytes_per_gpu - plan.weights_bytes_per_gpu - plan.allowance_bytes_per_gpu
     per_sequence = s.kv_bytes_per_token * s.kv_share_per_gpu * np.maximum(checked_contexts(contexts), 1.0)
-    return np.floor(np.maximum(room, 0.0) / per_sequence).astype(np.int64)
+    replicas = s.deployment.layout.data         # each attention replica holds its own sequences
+    return (np.floor(np.maximum(room, 0.0) / per_sequence) * replicas).astype(np.int64)

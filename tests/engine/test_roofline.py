@@ -49,13 +49,18 @@ def test_decode_at_batch_1_is_memory_bound_and_prefill_of_1000_tokens_compute_bo
 
 
 def test_ideal_mode_is_exactly_the_roofline_on_one_gpu():
-    r = report(gpu="h800", model="llama-3.1-70b", weights="fp8", mode="ideal")
+    r = report(gpu="h800", model="llama-3.1-70b", weights="fp16", mode="ideal")
     flops, bytes_ = r.prefill.flops, r.prefill.bytes
-    assert r.prefill.seconds == pytest.approx(max(flops / 1978.9e12, bytes_ / 3.35e12), rel=1e-12)
-    step = max(r.decode.flops_per_token / 1978.9e12, r.decode.bytes_per_token / 3.35e12)
+    assert r.prefill.seconds == pytest.approx(max(flops / 989.4e12, bytes_ / 3.35e12), rel=1e-12)
+    step = max(r.decode.flops_per_token / 989.4e12, r.decode.bytes_per_token / 3.35e12)
     assert r.decode.seconds_per_token == pytest.approx(step, rel=1e-12)
     intensity = r.prefill.flops / r.prefill.bytes
-    assert r.prefill.utilisation == pytest.approx(roofline.utilisation(fx.H800, fx.FP8, intensity))
+    assert r.prefill.utilisation == pytest.approx(roofline.utilisation(fx.H800, fx.FP16, intensity))
+
+
+def test_with_fp8_weights_attention_and_the_lm_head_stay_at_the_16_bit_peak_even_in_ideal_mode():
+    r = report(gpu="h800", model="llama-3.1-70b", weights="fp8", prompt_tokens=8000, output_tokens=1, mode="ideal")
+    assert r.prefill.flops / 1978.9e12 < r.prefill.compute_seconds < r.prefill.flops / 989.4e12
 
 
 def test_realistic_is_never_faster_than_ideal():
