@@ -61,7 +61,6 @@ _KIND = {"gpus": "GPU", "models": "model", "precisions": "precision"}
 _USER_TABLES = ("gpus", "models")
 
 
-
 # --------------------------------------------------------------------------- loading
 
 def user_catalog_path() -> Path:
@@ -315,14 +314,8 @@ def _gpu(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Gp
 def _node(raw: dict) -> dict:
     """``node_gpus``, ``network`` and ``network_bytes_per_second``: optional in a user's entry
     (then an 8-GPU node with 400 Gb/s per GPU, ``catalog_types.DEFAULT_NODE_GPUS``), stated by every built-in one."""
-    node = {}
-    if "node_gpus" in raw:
-        node["node_gpus"] = _count(raw, "node_gpus")
-    if "network_bytes_per_second" in raw:
-        node["network_bytes_per_second"] = _positive_number(raw, "network_bytes_per_second")
-    if "network" in raw:
-        node["network"] = _text(raw, "network")
-    return node
+    readers = (("node_gpus", _count), ("network_bytes_per_second", _positive_number), ("network", _text))
+    return {name: read(raw, name) for name, read in readers if name in raw}
 
 
 _MODEL_SIZES = ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim",

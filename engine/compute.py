@@ -86,7 +86,8 @@ def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Pr
                       gpus=scenario.gpus, efficiency=EFFICIENCIES[scenario.mode],
                       compute_precision=compute_precision, gpu_id=gpu.id,
                       wide_peak_flops_per_gpu=gpu.peak_flops_for(wide_precision(weights)),
-                      dequantised=is_dequantised(gpu, weights))
+                      dequantised=is_dequantised(gpu, weights),
+                      vector_flops_per_gpu=gpu.flops_per_second.get("fp32", 0.0))
     return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv,
                  deployment=deploy(model, gpu, layout, weights, kv, counts_for(model)),
                  machine=machine, compute_precision=compute_precision)

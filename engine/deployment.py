@@ -83,14 +83,19 @@ class Deployment:
         """Sequences whose KV cache each GPU keeps: those of the fullest attention replica."""
         return math.ceil(batch / self.layout.data)
 
+    def streamed_narrow_weights_per_gpu(self, tokens: float) -> float:
+        """Weights in the weights' precision (not the 16-bit parts) one GPU per stage reads in a pass
+        over ``tokens`` tokens, all stages together."""
+        c, lay = self.counts, self.layout
+        dense = c.streamed_without_experts - c.lm_head_matmul - c.norms
+        experts = c.moe_layers * c.expert * c.experts_touched_per_layer(tokens)
+        return dense / lay.tensor + experts / lay.stage_gpus
+
     def streamed_weight_bytes_per_gpu(self, tokens: float) -> float:
         """Weight bytes one GPU per stage reads in a pass over ``tokens`` tokens, all stages together."""
-        c, lay = self.counts, self.layout
-        wide_streamed = c.lm_head_matmul + c.norms
-        narrow_streamed = c.streamed_without_experts - wide_streamed
-        dense = narrow_streamed * self.weight_bytes_per_value + wide_streamed * self.wide_bytes_per_value
-        experts = c.moe_layers * c.expert * c.experts_touched_per_layer(tokens) * self.weight_bytes_per_value
-        return dense / lay.tensor + experts / lay.stage_gpus
+        wide = (self.counts.lm_head_matmul + self.counts.norms) / self.layout.tensor
+        return (self.streamed_narrow_weights_per_gpu(tokens) * self.weight_bytes_per_value
+                + wide * self.wide_bytes_per_value)
 
 
 def deploy(model: Model, gpu: Gpu, layout: Layout, weights: Precision, kv: Precision,

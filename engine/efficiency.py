@@ -156,12 +156,12 @@ class Efficiency:
     gpu_stack_shares: tuple[tuple[str, float], ...] = ()   # (gpu id, share): a stack that reaches less of that GPU
     gpu_bandwidth_shares: tuple[tuple[str, float], ...] = ()   # (gpu id, measured share of its bandwidth)
     layer_overhead_seconds: float = 0.0       # fixed cost of every layer of a pass (kernel launches and gaps)
-    dequantised_bandwidth_share: float = 1.0  # weights widened before their matmul stream at this fraction
-    kv_bandwidth_share: float = 1.0           # attention's KV reads stream at this fraction of the weights' rate
+    dequant_ops_per_weight: float = 0.0       # ALU operations to widen one narrow weight before its matmul
     pcie_link_share: float = 1.0              # share of PCIe reached by GPU-to-GPU traffic
     pcie_latency_seconds: float = 0.0         # fixed cost of every message over PCIe
     network_link_share: float = 1.0           # share of the scale-out network reached
-    network_latency_seconds: float = 0.0      # fixed cost of every message over the network
+    network_latency_seconds: float = 0.0      # fixed cost of every message over the network (a hand-over)
+    network_allreduce_latency_seconds: float = 0.0   # fixed cost of every all-reduce whose ring crosses nodes
 
     def compute_share_for(self, compute_precision: str) -> float:
         """Share of peak the dense matmuls reach at ``compute_precision`` (the peak actually used)."""
@@ -179,17 +179,18 @@ class Efficiency:
         """Share of ``gpu_id``'s datasheet bandwidth reached: its measured one, else ``bandwidth_share``."""
         return dict(self.gpu_bandwidth_shares).get(gpu_id, self.bandwidth_share)
 
-    def _link(self, link: str) -> tuple[float, float]:
+    def _link(self, link: str, level: str) -> tuple[float, float]:
         """(share of its bandwidth, seconds per message) of one kind of link (``engine.communication.LINKS``)."""
         if link == "network":
-            return self.network_link_share, self.network_latency_seconds
+            latency = self.network_allreduce_latency_seconds if level == "tensor" else self.network_latency_seconds
+            return self.network_link_share, latency
         if link == "pcie":
             return self.pcie_link_share, self.pcie_latency_seconds
         return self.link_share, self.allreduce_latency_seconds
 
     def transfer_seconds(self, transfer) -> float:
         """One level's communication in seconds: ``link_seconds / share + calls * latency`` of its link."""
-        share, latency = self._link(transfer.link)
+        share, latency = self._link(transfer.link, transfer.level)
         return transfer.link_seconds / share + transfer.calls * latency
 
     def communication_seconds(self, transfers) -> float:
@@ -210,13 +211,23 @@ class Efficiency:
         return larger + (1.0 - self.overlap) * (compute_seconds + memory_seconds - larger)
 
 
+# Read bandwidth that a streaming benchmark reaches on each GPU, as a share of its datasheet figure
+# (module docstring: the sources). Serving kernels reach KERNEL_BANDWIDTH_SHARE of it.
+MEASURED_READ_SHARES = {"h100-sxm": 0.95, "h800": 0.95, "h200": 0.93, "h100-pcie": 0.97, "a100-80gb": 0.86,
+                        "a800": 0.86, "a100-40gb": 0.96, "l40s": 0.98, "mi300x": 0.73, "rtx-4090": 0.95}
+TYPICAL_READ_SHARE = 0.95            # for a GPU without a published measurement: the median of those above
+KERNEL_BANDWIDTH_SHARE = 0.93
+
 IDEAL = Efficiency("ideal", compute_share=1.0, bandwidth_share=1.0, link_share=1.0, overlap=1.0,
                    pass_overhead_seconds=0.0, allreduce_latency_seconds=0.0)
 
-REALISTIC = Efficiency("realistic", compute_share=0.70, bandwidth_share=0.80, link_share=0.80, overlap=0.0,
-                       pass_overhead_seconds=0.5e-3, allreduce_latency_seconds=20e-6,
-                       narrow_compute_share=0.52, narrow_expert_share=0.34, gpu_stack_shares=(("mi300x", 0.50),),
-                       pcie_link_share=0.6, pcie_latency_seconds=30e-6,
-                       network_link_share=0.9, network_latency_seconds=30e-6)
+REALISTIC = Efficiency(
+    "realistic", compute_share=0.75, bandwidth_share=KERNEL_BANDWIDTH_SHARE * TYPICAL_READ_SHARE,
+    link_share=0.80, overlap=0.0, pass_overhead_seconds=0.5e-3, allreduce_latency_seconds=14e-6,
+    narrow_compute_share=0.51, narrow_expert_share=0.32, gpu_stack_shares=(("mi300x", 0.62),),
+    gpu_bandwidth_shares=tuple((gpu, KERNEL_BANDWIDTH_SHARE * share) for gpu, share in MEASURED_READ_SHARES.items()),
+    layer_overhead_seconds=35e-6, dequant_ops_per_weight=0.8,
+    pcie_link_share=0.80, pcie_latency_seconds=30e-6,
+    network_link_share=0.94, network_latency_seconds=20e-6, network_allreduce_latency_seconds=160e-6)
 
 EFFICIENCIES = {IDEAL.mode: IDEAL, REALISTIC.mode: REALISTIC}

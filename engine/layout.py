@@ -30,7 +30,8 @@ The default layout, as vLLM's and TensorRT-LLM's multi-node recipes set it:
 - past one node, T = the largest count tensor parallelism allows for the model
   that fits in one node and divides ``gpus``, and P = gpus / T: tensor parallelism
   inside each node, pipeline stages across nodes, so only a stage's hand-over
-  crosses the network;
+  crosses the network. Where that would leave more stages than the model has
+  layers (64 Macs of one GPU each), the tensor group grows past the node instead;
 - a mixture-of-experts model spreads its experts over each stage's GPUs
   (E = T, or the largest count below it that divides the experts), as
   ``vllm serve --enable-expert-parallel``, SGLang's ``--ep-size`` and DeepSeek do.
@@ -98,10 +99,15 @@ def _largest_dividing(candidates, number: int) -> int:
 
 
 def default_tensor(model: Model, gpu: Gpu, gpus: int) -> int:
-    """T of the default layout: ``gpus`` within a node, else the widest allowed count in a node dividing ``gpus``."""
+    """T of the default layout: ``gpus`` within a node; else the widest allowed count in a node that divides
+    ``gpus``, or, when that leaves more stages than the model has layers, the narrowest wider group that does not."""
     if gpus <= gpu.node_gpus:
         return gpus
-    return _largest_dividing(allowed_gpu_counts(model, gpu.node_gpus), gpus)
+    in_node = _largest_dividing(allowed_gpu_counts(model, gpu.node_gpus), gpus)
+    if gpus // in_node <= model.layers:
+        return in_node
+    wider = [c for c in allowed_gpu_counts(model, gpus) if gpus % c == 0 and gpus // c <= model.layers]
+    return min(wider) if wider else in_node
 
 
 def _default_expert(model: Model, stage_gpus: int) -> int:

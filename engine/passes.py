@@ -63,6 +63,7 @@ class PassWork:
     wide_flops_per_gpu: float       # attention and the LM head: 16-bit whatever the weights
     weight_bytes_per_gpu: float     # weights read along the path
     kv_bytes_per_gpu: float         # KV cache read and written along the path
+    narrow_weights_per_gpu: float = 0.0   # weights in the weights' precision read along the path (widened if narrow)
     transfers: tuple[Transfer, ...] = ()
     layers: int = 0                 # layers on the path (every one pays the mode's per-layer cost)
 
@@ -89,6 +90,7 @@ class DecodeStepWork:
     weight_bytes_per_gpu: float
     kv_bytes_per_gpu_fixed: float            # the new token's K and V written
     kv_bytes_per_gpu_per_context_token: float
+    narrow_weights_per_gpu: float = 0.0
     transfers: tuple[Transfer, ...] = ()
     layers: int = 0
     sequences: int = 1                       # sequences in the micro-batch
@@ -102,7 +104,7 @@ class DecodeStepWork:
             wide_flops_per_gpu=self.wide_flops_per_gpu_fixed + self.wide_flops_per_gpu_per_context_token * context_tokens,
             weight_bytes_per_gpu=self.weight_bytes_per_gpu,
             kv_bytes_per_gpu=self.kv_bytes_per_gpu_fixed + self.kv_bytes_per_gpu_per_context_token * context_tokens,
-            transfers=self.transfers, layers=self.layers)
+            narrow_weights_per_gpu=self.narrow_weights_per_gpu, transfers=self.transfers, layers=self.layers)
 
 
 def micro_batches(d: Deployment, batch: int) -> int:
@@ -142,6 +144,7 @@ def prefill_work(d: Deployment, *, batch: int, prompt_tokens: int) -> PassWork:
     return PassWork(flops=flops + attention, bytes=_all_gpus_bytes(d, weights, kv_written),
                     matmul_flops_per_gpu=dense, expert_flops_per_gpu=experts, wide_flops_per_gpu=wide,
                     weight_bytes_per_gpu=weights, kv_bytes_per_gpu=kv_written,
+                    narrow_weights_per_gpu=d.streamed_narrow_weights_per_gpu(tokens),
                     transfers=pass_transfers(d.model, d.gpu, d.layout, tokens), layers=d.model.layers)
 
 
@@ -159,7 +162,7 @@ def decode_step_work(d: Deployment, *, batch: int) -> DecodeStepWork:
         matmul_flops_per_gpu=dense, expert_flops_per_gpu=experts,
         wide_flops_per_gpu_fixed=wide, wide_flops_per_gpu_per_context_token=per_position * b * _path_share(d, b),
         weight_bytes_per_gpu=weights, kv_bytes_per_gpu_fixed=kv_per_gpu, kv_bytes_per_gpu_per_context_token=kv_per_gpu,
-        transfers=pass_transfers(d.model, d.gpu, d.layout, b, returns_tokens=True), layers=d.model.layers, sequences=b)
+        narrow_weights_per_gpu=d.streamed_narrow_weights_per_gpu(b), transfers=pass_transfers(d.model, d.gpu, d.layout, b, returns_tokens=True), layers=d.model.layers, sequences=b)
 
 
 def _all_gpus_bytes(d: Deployment, weight_bytes_on_path: float, kv_bytes_on_path: float) -> float:

@@ -41,14 +41,15 @@ class Machine:
     gpu_id: str = ""                              # for the mode's measured shares on this GPU, if any
     wide_peak_flops_per_gpu: float = 0.0          # the 16-bit peak attention and the LM head run at (0: the same)
     dequantised: bool = False                     # the weights are widened before each matmul (weight-only formats)
+    vector_flops_per_gpu: float = 0.0             # the plain (non-tensor) FP32 peak that widening runs at (0: none)
 
     # The rates the mode reaches on each GPU, worked out once (``__post_init__``):
     stack_share: float = field(init=False)                      # the stack's share on this GPU (1: all)
     matmul_flops_per_second: float = field(init=False)          # dense matmuls: peak * share * stack
     expert_flops_per_second: float = field(init=False)          # routed-expert matmuls
     wide_flops_per_second: float = field(init=False)            # attention and LM head, 16-bit
-    weight_bytes_per_second: float = field(init=False)          # HBM, streaming weights
-    kv_bytes_per_second: float = field(init=False)              # HBM, attention's KV reads and writes
+    bytes_per_second: float = field(init=False)                 # HBM: bandwidth * the GPU's share * stack
+    seconds_per_widened_weight: float = field(init=False)       # widening one narrow weight (0: not dequantised)
 
     def __post_init__(self) -> None:
         eff = self.efficiency
@@ -56,29 +57,33 @@ class Machine:
         dense = self.peak_flops_per_gpu * eff.compute_share_for(self.compute_precision) * stack
         wide = (self.wide_peak_flops_per_gpu or self.peak_flops_per_gpu) * eff.compute_share * stack
         bandwidth = self.bandwidth_bytes_per_second_per_gpu * eff.bandwidth_share_for(self.gpu_id) * stack
-        weights = bandwidth * (eff.dequantised_bandwidth_share if self.dequantised else 1.0)
+        vector = (self.vector_flops_per_gpu or self.wide_peak_flops_per_gpu or self.peak_flops_per_gpu) \
+            * eff.compute_share * stack
+        widening = eff.dequant_ops_per_weight / vector if self.dequantised else 0.0
         for name, value in (("stack_share", stack), ("matmul_flops_per_second", dense),
                             ("expert_flops_per_second", dense * eff.expert_share_for(self.compute_precision)),
-                            ("wide_flops_per_second", wide), ("weight_bytes_per_second", weights),
-                            ("kv_bytes_per_second", bandwidth * eff.kv_bandwidth_share)):
+                            ("wide_flops_per_second", wide), ("bytes_per_second", bandwidth),
+                            ("seconds_per_widened_weight", widening)):
             object.__setattr__(self, name, value)
 
-    def compute_seconds(self, matmul_flops, expert_flops=0.0, wide_flops=0.0):
-        """Time of one GPU's arithmetic, each kind at its own rate (numpy-friendly)."""
+    def compute_seconds(self, matmul_flops, expert_flops=0.0, wide_flops=0.0, narrow_weights=0.0):
+        """Time of one GPU's arithmetic, each kind at its own rate, and the widening of ``narrow_weights``
+        weights stored narrower than their matmul (numpy-friendly)."""
         return (matmul_flops / self.matmul_flops_per_second + expert_flops / self.expert_flops_per_second
-                + wide_flops / self.wide_flops_per_second)
+                + wide_flops / self.wide_flops_per_second + narrow_weights * self.seconds_per_widened_weight)
 
-    def memory_seconds(self, weight_bytes, kv_bytes=0.0):
-        """Time of one GPU's HBM traffic: weights and KV cache at their rates (numpy-friendly)."""
-        return weight_bytes / self.weight_bytes_per_second + kv_bytes / self.kv_bytes_per_second
+    def memory_seconds(self, bytes_per_gpu):
+        """Time of one GPU's HBM traffic (numpy-friendly)."""
+        return bytes_per_gpu / self.bytes_per_second
 
     def step_lines(self, step: DecodeStepWork) -> tuple[float, float, float, float]:
         """A decode step's compute and memory times as lines in the context c: (a0, a1, b0, b1),
         compute = a0 + a1 c, memory = b0 + b1 c (``engine.sweep`` and the closed-form sum use them)."""
-        return (self.compute_seconds(step.matmul_flops_per_gpu, step.expert_flops_per_gpu, step.wide_flops_per_gpu_fixed),
+        return (self.compute_seconds(step.matmul_flops_per_gpu, step.expert_flops_per_gpu,
+                                     step.wide_flops_per_gpu_fixed, step.narrow_weights_per_gpu),
                 self.compute_seconds(0.0, 0.0, step.wide_flops_per_gpu_per_context_token),
-                self.memory_seconds(step.weight_bytes_per_gpu, step.kv_bytes_per_gpu_fixed),
-                self.memory_seconds(0.0, step.kv_bytes_per_gpu_per_context_token))
+                self.memory_seconds(step.weight_bytes_per_gpu + step.kv_bytes_per_gpu_fixed),
+                self.memory_seconds(step.kv_bytes_per_gpu_per_context_token))
 
 
 @dataclass(frozen=True)
@@ -94,8 +99,9 @@ class PassTiming:
 def time_pass(work: PassWork, machine: Machine) -> PassTiming:
     """How long one forward pass takes on ``machine``, and what limits it."""
     eff = machine.efficiency
-    compute = machine.compute_seconds(work.matmul_flops_per_gpu, work.expert_flops_per_gpu, work.wide_flops_per_gpu)
-    memory = machine.memory_seconds(work.weight_bytes_per_gpu, work.kv_bytes_per_gpu)
+    compute = machine.compute_seconds(work.matmul_flops_per_gpu, work.expert_flops_per_gpu, work.wide_flops_per_gpu,
+                                      work.narrow_weights_per_gpu)
+    memory = machine.memory_seconds(work.bytes_per_gpu)
     seconds = eff.roofline_seconds(compute, memory) + eff.fixed_seconds(work.transfers, work.layers)
     all_peaks = machine.peak_flops_per_gpu * machine.gpus
     return PassTiming(seconds=seconds, compute_seconds=compute, memory_seconds=memory,

@@ -142,7 +142,7 @@ def test_an_unparseable_file_gives_one_warning_and_the_builtins_load(tmp_path):
     [warning] = catalog.warnings
     assert warning.startswith(f"{path}: this file cannot be used")
     assert "ignored" in warning
-    assert len(catalog.gpus) == 13 and len(catalog.models) == 11
+    assert len(catalog.gpus) == len(load_catalog().gpus) and len(catalog.models) == len(load_catalog().models)
 
 
 def test_a_file_that_is_not_utf8_or_not_a_file_gives_one_warning(tmp_path):
@@ -158,7 +158,7 @@ def test_a_missing_user_file_is_not_a_problem(tmp_path):
 
 def test_unknown_tables_non_table_entries_and_duplicate_ids_are_reported(tmp_path):
     text = ("[gpus]\nodd = 3\n" + GOOD_GPU + GOOD_GPU.replace("gpus.mygpu", "gpus.MYGPU")
-            + "[precisions.fp4]\nname = 'FP4'\n")
+            + "[precisions.fp5]\nname = 'FP5'\n")
     path = write(tmp_path, text)
     catalog = load_catalog(user_file=path)
     assert catalog.gpu("mygpu").memory_bytes == 32e9            # the first definition stays
@@ -167,7 +167,7 @@ def test_unknown_tables_non_table_entries_and_duplicate_ids_are_reported(tmp_pat
     assert "GPU 'odd': must be a table of fields, got 3" in odd
     assert "GPU 'MYGPU': its id matches 'mygpu' defined above" in duplicate
     assert "'precisions' is not read" in table
-    assert "fp4" not in catalog.precisions
+    assert "fp5" not in catalog.precisions
 
 
 def test_the_user_file_is_never_written(tmp_path):
@@ -251,3 +251,18 @@ flops = { fp16 = 1e14 }
     assert "'ring'" in text and "interconnect_topology" in text
     assert "'extra'" in text
     assert "h800" in catalog.gpus
+
+
+def test_a_users_gpu_without_node_fields_is_an_8_gpu_node_and_one_with_them_keeps_them(tmp_path):
+    from engine.catalog_types import DEFAULT_NETWORK_BYTES_PER_SECOND, DEFAULT_NODE_GPUS
+    node = ('\n[gpus.mybox]\nname = "My box"\nvendor = "Me"\nmemory_bytes = 24e9\n'
+            'memory_bandwidth_bytes_per_second = 1e12\ninterconnect = "PCIe 4.0 x16"\n'
+            'interconnect_bytes_per_second = 64e9\npcie_bytes_per_second = 64e9\nnode_gpus = 2\n'
+            'network = "10 Gb/s Ethernet"\nnetwork_bytes_per_second = 2.5e9\n[gpus.mybox.flops]\nfp16 = 100e12\n')
+    bad = node.replace("mybox", "badbox").replace("node_gpus = 2", "node_gpus = 0")
+    catalog = load_catalog(user_file=write(tmp_path, GOOD_GPU + node + bad))
+    plain, box = catalog.gpu("mygpu"), catalog.gpu("mybox")
+    assert (plain.node_gpus, plain.network_bytes_per_second) == (DEFAULT_NODE_GPUS, DEFAULT_NETWORK_BYTES_PER_SECOND)
+    assert (box.node_gpus, box.network, box.network_bytes_per_second) == (2, "10 Gb/s Ethernet", 2.5e9)
+    [warning] = catalog.warnings
+    assert "'badbox'" in warning and "node_gpus" in warning
