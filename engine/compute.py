@@ -22,7 +22,7 @@ from engine.passes import DecodeStepWork, PassWork, decode_step_work, micro_batc
 from engine.report import DecodeReport, PrefillReport, Report
 from engine.request import Machine, PassTiming, mean_decode_context, request_timeline, time_pass
 from engine.roofline import compute_precision_used, is_dequantised, peak_flops, ridge_point, wide_precision
-from engine.scenario import MAX_BATCH, Scenario, validate_scenario
+from engine.scenario import MAX_BATCH, Scenario, check_model_context, validate_scenario
 
 _COUNTS: dict[int, tuple[Model, ParameterCounts]] = {}
 
@@ -70,26 +70,48 @@ def resolve(scenario: Scenario, catalog=None) -> tuple[Scenario, Gpu, Model, Pre
     scenario = validate_scenario(scenario)
     if catalog is None:
         catalog = default_catalog()
-    from engine.scenario import check_model_context     # the model's own longest context
     model = catalog.model(scenario.model)
     check_model_context(scenario, model)
     return (scenario, catalog.gpu(scenario.gpu), model,
             catalog.precision(scenario.weights), catalog.precision(scenario.kv))
 
 
-def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Setup:
-    """Derive the layout, the machine and the model's per-token sizes for a validated scenario."""
+_DEPLOYED: dict[tuple, tuple] = {}
+_DEPLOYED_LIMIT = 512          # distinct deployments remembered (a session explores a few dozen)
+
+
+def deployed(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision,
+             kv: Precision) -> tuple[Deployment, Machine, str]:
+    """The deployment, the machine and the compute precision of a validated scenario's GPUs and model.
+
+    They depend on neither the batch nor the lengths, so they are remembered per catalogue entry,
+    GPU count, layout and mode, and a control that changes the batch or the prompt pays for none of it.
+    """
+    efficiency = EFFICIENCIES[scenario.mode]
+    parts = (gpu, model, weights, kv, efficiency)
+    key = (*map(id, parts), scenario.gpus, scenario.tp, scenario.pp, scenario.ep)
+    entry = _DEPLOYED.get(key)
+    if entry is not None and all(a is b for a, b in zip(entry[0], parts)):
+        return entry[1]
     layout = plan_layout(model, gpu, scenario.gpus, scenario.tp, scenario.pp, scenario.ep)
     compute_precision = compute_precision_used(gpu, weights)
     machine = Machine(peak_flops_per_gpu=peak_flops(gpu, weights),
                       bandwidth_bytes_per_second_per_gpu=gpu.memory_bandwidth_bytes_per_second,
-                      gpus=scenario.gpus, efficiency=EFFICIENCIES[scenario.mode],
-                      compute_precision=compute_precision, gpu_id=gpu.id,
+                      gpus=scenario.gpus, efficiency=efficiency, compute_precision=compute_precision, gpu_id=gpu.id,
                       wide_peak_flops_per_gpu=gpu.peak_flops_for(wide_precision(weights)),
                       dequantised=is_dequantised(gpu, weights),
                       vector_flops_per_gpu=gpu.flops_per_second.get("fp32", 0.0))
-    return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv,
-                 deployment=deploy(model, gpu, layout, weights, kv, counts_for(model)),
+    value = (deploy(model, gpu, layout, weights, kv, counts_for(model)), machine, compute_precision)
+    if len(_DEPLOYED) >= _DEPLOYED_LIMIT:
+        _DEPLOYED.clear()
+    _DEPLOYED[key] = (parts, value)
+    return value
+
+
+def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Setup:
+    """Derive the layout, the machine and the model's per-token sizes for a validated scenario."""
+    deployment, machine, compute_precision = deployed(scenario, gpu, model, weights, kv)
+    return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv, deployment=deployment,
                  machine=machine, compute_precision=compute_precision)
 
 

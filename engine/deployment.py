@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.catalog_types import Gpu, Model, Precision
 from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu
@@ -47,34 +48,34 @@ class Deployment:
     kv_bytes_per_token: float        # one token of one sequence, all layers
     kv_share_per_gpu: float          # share of one sequence's KV cache each GPU holding it keeps
 
-    @property
+    @cached_property
     def gpus(self) -> int:
         return self.layout.gpus
 
-    @property
+    @cached_property
     def wide_parameters(self) -> int:
         """Parameters that stay 16-bit: the embedding table, the LM head (if untied), the norms."""
         c = self.counts
         return c.embedding + c.lm_head + c.norms
 
-    @property
+    @cached_property
     def weights_bytes(self) -> float:
         """All resident weights (MoE: every expert)."""
         narrow = self.counts.total - self.wide_parameters
         return narrow * self.weight_bytes_per_value + self.wide_parameters * self.wide_bytes_per_value
 
-    @property
+    @cached_property
     def expert_bytes(self) -> float:
         """All routed experts of all layers."""
         return self.counts.routed_expert_total * self.weight_bytes_per_value
 
-    @property
+    @cached_property
     def weights_bytes_per_gpu(self) -> float:
         """Each GPU's resident share (module docstring)."""
         lay = self.layout
         return (self.weights_bytes - self.expert_bytes) / (lay.tensor * lay.pipeline) + self.expert_bytes / lay.gpus
 
-    @property
+    @cached_property
     def path_kv_share(self) -> float:
         """Share of one sequence's KV cache one GPU per stage reads along a pass through all stages."""
         return self.kv_share_per_gpu * self.layout.pipeline
@@ -91,11 +92,11 @@ class Deployment:
         experts = c.moe_layers * c.expert * c.experts_touched_per_layer(tokens)
         return dense / lay.tensor + experts / lay.stage_gpus
 
-    def streamed_weight_bytes_per_gpu(self, tokens: float) -> float:
-        """Weight bytes one GPU per stage reads in a pass over ``tokens`` tokens, all stages together."""
+    def streamed_weight_bytes_per_gpu(self, narrow_weights: float) -> float:
+        """Weight bytes one GPU per stage reads in a pass that streams ``narrow_weights`` weights in the
+        weights' precision (``streamed_narrow_weights_per_gpu``) and all the 16-bit ones, all stages together."""
         wide = (self.counts.lm_head_matmul + self.counts.norms) / self.layout.tensor
-        return (self.streamed_narrow_weights_per_gpu(tokens) * self.weight_bytes_per_value
-                + wide * self.wide_bytes_per_value)
+        return narrow_weights * self.weight_bytes_per_value + wide * self.wide_bytes_per_value
 
 
 def deploy(model: Model, gpu: Gpu, layout: Layout, weights: Precision, kv: Precision,

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.catalog_types import Gpu, Model
 from engine.errors import refusal
@@ -59,26 +60,26 @@ class Layout:
     pipeline: int         # P
     expert: int           # E (1 for a dense model)
 
-    @property
+    @cached_property
     def data(self) -> int:
         """D: attention replicas per stage (1 unless a MoE model spreads experts wider than its tensor group)."""
         return self.gpus // (self.tensor * self.pipeline)
 
-    @property
+    @cached_property
     def stage_gpus(self) -> int:
         """GPUs of one pipeline stage: T x D."""
         return self.tensor * self.data
 
-    @property
+    @cached_property
     def nodes(self) -> int:
         return math.ceil(self.gpus / self.node_gpus)
 
-    @property
+    @cached_property
     def tensor_crosses_nodes(self) -> bool:
         """True when one tensor group spans more than one node, so its all-reduces use the network."""
         return self.tensor > self.node_gpus
 
-    @property
+    @cached_property
     def stage_crosses_nodes(self) -> bool:
         """True when one stage's GPUs span more than one node, so its expert all-to-all uses the network."""
         return self.stage_gpus > self.node_gpus
@@ -88,7 +89,7 @@ class Layout:
         first = stage * self.stage_gpus
         return (first - self.stage_gpus) // self.node_gpus != first // self.node_gpus
 
-    @property
+    @cached_property
     def network_hand_overs(self) -> int:
         """How many of the P - 1 hand-overs between stages cross the network."""
         return sum(self.hand_over_crosses_node(stage) for stage in range(1, self.pipeline))
@@ -114,7 +115,7 @@ def _default_expert(model: Model, stage_gpus: int) -> int:
     """E of the default layout: each stage's GPUs hold whole experts, as many as divide the experts evenly."""
     if not model.is_moe:
         return 1
-    return _largest_dividing([d for d in range(1, stage_gpus + 1) if stage_gpus % d == 0], model.experts)
+    return math.gcd(stage_gpus, model.experts)
 
 
 def plan_layout(model: Model, gpu: Gpu, gpus: int, tp: int = 0, pp: int = 0, ep: int = 0) -> Layout:
@@ -123,6 +124,9 @@ def plan_layout(model: Model, gpu: Gpu, gpus: int, tp: int = 0, pp: int = 0, ep:
     Raises ``InputError`` in one sentence when the degrees cannot share this model
     on these GPUs (the tensor degree goes through ``engine.parallel.check_gpu_count``).
     """
+    if not (tp or pp or ep) and gpus <= gpu.node_gpus:     # the common case: one node, its own tensor group
+        check_gpu_count(model, gpus)
+        return Layout(gpus=gpus, node_gpus=gpu.node_gpus, tensor=gpus, pipeline=1, expert=_default_expert(model, gpus))
     values = {"model": model.name, "gpus": gpus, "tp": tp, "pp": pp, "ep": ep}
     if tp == 0:
         tp = default_tensor(model, gpu, gpus) if pp == 0 else max(1, gpus // pp)

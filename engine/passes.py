@@ -139,12 +139,13 @@ def prefill_work(d: Deployment, *, batch: int, prompt_tokens: int) -> PassWork:
     flops = 2.0 * (counts.matmul_per_token - counts.lm_head_matmul) * tokens + 2.0 * counts.lm_head_matmul * batch
     dense, experts, wide = _path_flops(d, sequences=batch, tokens=tokens, lm_head_tokens=batch,
                                        attention_flops=attention)
-    weights = d.streamed_weight_bytes_per_gpu(tokens)
+    narrow = d.streamed_narrow_weights_per_gpu(tokens)
+    weights = d.streamed_weight_bytes_per_gpu(narrow)
     kv_written = d.sequences_per_gpu(batch) * prompt_tokens * d.kv_bytes_per_token * d.path_kv_share
     return PassWork(flops=flops + attention, bytes=_all_gpus_bytes(d, weights, kv_written),
                     matmul_flops_per_gpu=dense, expert_flops_per_gpu=experts, wide_flops_per_gpu=wide,
                     weight_bytes_per_gpu=weights, kv_bytes_per_gpu=kv_written,
-                    narrow_weights_per_gpu=d.streamed_narrow_weights_per_gpu(tokens),
+                    narrow_weights_per_gpu=narrow,
                     transfers=pass_transfers(d.model, d.gpu, d.layout, tokens), layers=d.model.layers)
 
 
@@ -154,7 +155,8 @@ def decode_step_work(d: Deployment, *, batch: int) -> DecodeStepWork:
     per_position = attention_flops_per_position(d.model)
     dense, experts, wide = _path_flops(d, sequences=b, tokens=b, lm_head_tokens=b, attention_flops=per_position * b)
     kv_per_gpu = d.sequences_per_gpu(b) * d.kv_bytes_per_token * d.path_kv_share
-    weights = d.streamed_weight_bytes_per_gpu(b)
+    narrow = d.streamed_narrow_weights_per_gpu(b)
+    weights = d.streamed_weight_bytes_per_gpu(narrow)
     return DecodeStepWork(
         flops_fixed=2.0 * d.counts.matmul_per_token * b + per_position * b,
         flops_per_context_token=per_position * b,
@@ -162,7 +164,7 @@ def decode_step_work(d: Deployment, *, batch: int) -> DecodeStepWork:
         matmul_flops_per_gpu=dense, expert_flops_per_gpu=experts,
         wide_flops_per_gpu_fixed=wide, wide_flops_per_gpu_per_context_token=per_position * b * _path_share(d, b),
         weight_bytes_per_gpu=weights, kv_bytes_per_gpu_fixed=kv_per_gpu, kv_bytes_per_gpu_per_context_token=kv_per_gpu,
-        narrow_weights_per_gpu=d.streamed_narrow_weights_per_gpu(b), transfers=pass_transfers(d.model, d.gpu, d.layout, b, returns_tokens=True), layers=d.model.layers, sequences=b)
+        narrow_weights_per_gpu=narrow, transfers=pass_transfers(d.model, d.gpu, d.layout, b, returns_tokens=True), layers=d.model.layers, sequences=b)
 
 
 def _all_gpus_bytes(d: Deployment, weight_bytes_on_path: float, kv_bytes_on_path: float) -> float:

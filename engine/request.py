@@ -102,11 +102,12 @@ def time_pass(work: PassWork, machine: Machine) -> PassTiming:
     compute = machine.compute_seconds(work.matmul_flops_per_gpu, work.expert_flops_per_gpu, work.wide_flops_per_gpu,
                                       work.narrow_weights_per_gpu)
     memory = machine.memory_seconds(work.bytes_per_gpu)
-    seconds = eff.roofline_seconds(compute, memory) + eff.fixed_seconds(work.transfers, work.layers)
+    communication = eff.communication_seconds(work.transfers)
+    seconds = eff.roofline_seconds(compute, memory) + communication + eff.overhead_seconds(work.layers)
     all_peaks = machine.peak_flops_per_gpu * machine.gpus
     return PassTiming(seconds=seconds, compute_seconds=compute, memory_seconds=memory,
                       bound=bound(compute, memory), utilisation=min(1.0, work.flops / (seconds * all_peaks)),
-                      communication_seconds=eff.communication_seconds(work.transfers))
+                      communication_seconds=communication)
 
 
 def _sum_of_line(intercept: float, slope: float, first: int, last: int) -> float:
