@@ -43,7 +43,8 @@ allowance, so the three answers (fits, longest context, most sequences) agree.
 The longest context also stops at the model's own maximum (its config's
 ``max_position_embeddings``): memory may hold more, the model reads no further.
 
-Llama 3.1 70B at FP8 (70.6 GB) plus KV for 1,500 tokens (0.49 GB) plus this
+Llama 3.1 70B at FP8 (72.7 GB: 70.6 GB at one byte a weight, plus the embedding
+and LM head kept in 16 bits) plus KV for 1,500 tokens (0.49 GB) plus this
 allowance (about 1.2 GB) fits on an 80 GB H800, as the seed says.
 """
 from __future__ import annotations

@@ -97,3 +97,12 @@ def test_every_peak_comes_from_the_one_fallback_rule():
             assert roofline.peak_flops(gpu, precision) == gpu.flops_per_second[chain[0]]
             r = report(gpu=gpu.id, model="llama-3.1-8b", weights=precision.id)
             assert r.peak_flops_per_gpu == gpu.flops_per_second[chain[0]] and r.compute_precision == chain[0]
+
+
+def test_fp4_weights_run_at_blackwells_fp4_peak_and_are_widened_to_fp16_before_it():
+    b200 = report(gpu="b200", model="llama-3.1-70b", weights="fp4", kv="fp8")
+    h100 = report(gpu="h100-sxm", model="llama-3.1-70b", weights="fp4", kv="fp8")
+    assert (b200.compute_precision, b200.weight_only) == ("fp4", False)
+    assert (h100.compute_precision, h100.weight_only) == ("fp16", True)
+    assert b200.peak_flops_per_gpu == 2 * fx.CATALOG.gpu("b200").flops_per_second["fp8"]
+    assert b200.weights_bytes == h100.weights_bytes < report(model="llama-3.1-70b", weights="fp8").weights_bytes / 1.7
