@@ -25,10 +25,13 @@ of a dense model are separate deployments (``engine plan`` counts them).
 
 The default layout, as vLLM's and TensorRT-LLM's multi-node recipes set it:
 
-- within one node, T = gpus and P = 1 (so ``engine.parallel.check_gpu_count``
+- within one node, up to 8 GPUs: T = gpus and P = 1 (so ``engine.parallel.check_gpu_count``
   judges ``gpus`` exactly as before nodes existed);
-- past one node, T = the largest count tensor parallelism allows for the model
-  that fits in one node and divides ``gpus``, and P = gpus / T: tensor parallelism
+- past that, T = the largest count tensor parallelism allows for the model
+  that fits in one node, is at most 8 (``DEFAULT_TENSOR_GPUS``: an HGX board's
+  group; the serving stacks' recipes for a GB200 NVL72 rack keep tensor groups of
+  4 to 8 too, since every layer waits on them) and divides ``gpus``, and
+  P = gpus / T: tensor parallelism
   inside each node, pipeline stages across nodes, so only a stage's hand-over
   crosses the network. Where that would leave more stages than the model has
   layers (64 Macs of one GPU each), the tensor group grows past the node instead;
@@ -49,6 +52,8 @@ from functools import cached_property
 from engine.catalog_types import Gpu, Model
 from engine.errors import refusal
 from engine.parallel import allowed_gpu_counts, check_gpu_count
+
+DEFAULT_TENSOR_GPUS = 8     # the widest tensor group the default layout makes (module docstring)
 
 
 @dataclass(frozen=True)
@@ -100,11 +105,13 @@ def _largest_dividing(candidates, number: int) -> int:
 
 
 def default_tensor(model: Model, gpu: Gpu, gpus: int) -> int:
-    """T of the default layout: ``gpus`` within a node; else the widest allowed count in a node that divides
-    ``gpus``, or, when that leaves more stages than the model has layers, the narrowest wider group that does not."""
-    if gpus <= gpu.node_gpus:
+    """T of the default layout: ``gpus`` within a node of up to 8; else the widest allowed count that fits a node
+    (and 8) and divides ``gpus``, or, when that leaves more stages than the model has layers, the narrowest
+    wider group that does not."""
+    group = min(gpu.node_gpus, DEFAULT_TENSOR_GPUS)
+    if gpus <= group:
         return gpus
-    in_node = _largest_dividing(allowed_gpu_counts(model, gpu.node_gpus), gpus)
+    in_node = _largest_dividing(allowed_gpu_counts(model, group), gpus)
     if gpus // in_node <= model.layers:
         return in_node
     wider = [c for c in allowed_gpu_counts(model, gpus) if gpus % c == 0 and gpus // c <= model.layers]
@@ -124,7 +131,7 @@ def plan_layout(model: Model, gpu: Gpu, gpus: int, tp: int = 0, pp: int = 0, ep:
     Raises ``InputError`` in one sentence when the degrees cannot share this model
     on these GPUs (the tensor degree goes through ``engine.parallel.check_gpu_count``).
     """
-    if not (tp or pp or ep) and gpus <= gpu.node_gpus:     # the common case: one node, its own tensor group
+    if not (tp or pp or ep) and gpus <= min(gpu.node_gpus, DEFAULT_TENSOR_GPUS):   # the common case: one group
         check_gpu_count(model, gpus)
         return Layout(gpus=gpus, node_gpus=gpu.node_gpus, tensor=gpus, pipeline=1, expert=_default_expert(model, gpus))
     values = {"model": model.name, "gpus": gpus, "tp": tp, "pp": pp, "ep": ep}

@@ -106,7 +106,7 @@ def _layout_lines(r: Report) -> list[str]:
     if r.model is not None and r.model.is_moe:
         parts.append(f"experts over {format_count(lay.expert)}")
     nodes = _plural(lay.nodes, "node", "nodes")
-    return [f"{nodes} of up to {format_count(lay.node_gpus)} GPUs; {', '.join(parts)}"]
+    return [f"{nodes} of up to {_plural(lay.node_gpus, 'GPU', 'GPUs')}; {', '.join(parts)}"]
 
 
 def _fit_lines(sc: Scenario, r: Report, context: int) -> list[str]:
