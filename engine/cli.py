@@ -1,8 +1,8 @@
 """``python -m engine``: the engine from a terminal.
 
     python -m engine report --gpu H800 --model llama-3.1-70b --weights fp16 --kv fp16 \\
-        --gpus 1 --batch 1 --prompt 1000 --output 500 [--mode ideal|realistic] \\
-        [--usd-per-gpu-hour 2.0] [--json]
+        --gpus 1 [--tp T --pp P --ep E] --batch 1 --prompt 1000 --output 500 \\
+        [--mode ideal|realistic] [--usd-per-gpu-hour 2.0] [--json]
     python -m engine catalog [--json]
     python -m engine tokens --tokenizer ID [--json] (TEXT | --file PATH | --file -)
     python -m engine tokens --list [--json]
@@ -138,7 +138,10 @@ def add_report_command(commands) -> None:
     p.value_option("--kv", "a precision id such as fp16", default=_DEFAULTS.kv,
                    help="KV cache precision id (default: %(default)s)")
     for option, field, default, text in (
-            ("--gpus", "gpus", _DEFAULTS.gpus, "GPUs in the tensor-parallel group"),
+            ("--gpus", "gpus", _DEFAULTS.gpus, "GPUs of the deployment, in nodes of the GPU's node size"),
+            ("--tp", "tp", _DEFAULTS.tp, "tensor-parallel degree; 0: the default layout (inside a node)"),
+            ("--pp", "pp", _DEFAULTS.pp, "pipeline stages; 0: the default layout (one per node)"),
+            ("--ep", "ep", _DEFAULTS.ep, "expert-parallel degree of a mixture-of-experts model; 0: the default"),
             ("--batch", "batch", _DEFAULTS.batch, "sequences decoded together"),
             ("--prompt", "prompt_tokens", _DEFAULTS.prompt_tokens, "prompt tokens per sequence"),
             ("--output", "output_tokens", _DEFAULTS.output_tokens, "output tokens per sequence"),
@@ -161,7 +164,7 @@ def run_report(args: argparse.Namespace, catalog=None) -> int:
     catalog = catalog_with_warnings(catalog)
     report = compute_report(Scenario(
         gpu=args.gpu, model=args.model, weights=args.weights, kv=args.kv, gpus=args.gpus,
-        batch=args.batch, prompt_tokens=args.prompt, output_tokens=args.output,
+        tp=args.tp, pp=args.pp, ep=args.ep, batch=args.batch, prompt_tokens=args.prompt, output_tokens=args.output,
         usd_per_gpu_hour=args.usd_per_gpu_hour, mode=args.mode, **lever_fields(args)), catalog)
     if args.json:
         print(json.dumps(_finite(report.to_json_dict()), indent=2, allow_nan=False))

@@ -50,9 +50,9 @@ def test_kv_too_big_names_the_total_and_the_shortfall_and_keeps_the_useful_limit
 def test_a_scenario_that_fits_has_no_note_and_shows_its_room():
     text = text_of(gpu="h800", model="llama-3.1-70b", weights="fp8", prompt_tokens=1000, output_tokens=500)
     assert NOTE not in text and "does not fit" not in text
-    assert "  free                       7.71 GB   fits" in lines_of(text)
-    assert "most sequences             16 of 1,500 tokens" in text
-    assert "(70.6B parameters × 1 byte)" in text and "tokens/s per sequence" in text
+    assert "  free                       5.61 GB   fits" in lines_of(text)
+    assert "most sequences             12 of 1,500 tokens" in text
+    assert "(70.6B parameters × 1 byte, embeddings and LM head 16-bit)" in text and "tokens/s per sequence" in text
 
 
 def test_the_json_of_a_scenario_that_does_not_fit_keeps_every_key(capsys):
@@ -64,4 +64,4 @@ def test_the_json_of_a_scenario_that_does_not_fit_keeps_every_key(capsys):
 @pytest.mark.parametrize("gpus", [2, 4])
 def test_gpu_counts_in_the_text_go_through_units(gpus):
     text = text_of(gpu="h800", model="llama-3.1-70b", weights="fp16", gpus=gpus)
-    assert f"on {gpus} × NVIDIA H800" in text and f"/ {gpus} GPUs" in text
+    assert f"on {gpus} × NVIDIA H800" in text and f"shared out over {gpus} GPUs" in text
