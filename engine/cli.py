@@ -6,11 +6,14 @@
     python -m engine catalog [--json]
     python -m engine tokens --tokenizer ID [--json] (TEXT | --file PATH | --file -)
     python -m engine tokens --list [--json]
+    python -m engine plan [scenario options] --rate R --ttft-slo S --tpot-slo S \\
+        [--prompt-spread CV] [--output-spread CV] [--seed N] [--disaggregated] [--json]
 
 Each subcommand is one ``add_<name>_command(commands)`` function that declares
 its options and sets ``run``, and one ``run_<name>(args, catalog) -> int``
 function that does the work and returns the exit status; a new subcommand is
-one more pair and one entry in ``COMMANDS``. ``catalog`` is None from the
+one more pair and one entry in ``COMMANDS`` (``tokens`` and ``plan`` live in
+``engine.cli_tokens`` and ``engine.cli_plan``; the shared parser in ``engine.cli_parsing``). ``catalog`` is None from the
 command line (the built-in catalogue) and a test catalogue in tests.
 
 Bad input never shows a traceback: the one sentence of the ``InputError``
@@ -26,104 +29,17 @@ from __future__ import annotations
 import argparse
 import errno
 import json
-import math
 import os
 import sys
-from typing import Callable
 
+from engine.cli_parsing import BadUsage, CommandParser, add_scenario_options, catalog_with_warnings, finite, \
+    printable, scenario_from, terminal_text
+from engine.cli_plan import add_plan_command
+from engine.cli_tokens import add_tokens_command
 from engine.errors import InputError, shorten
-from engine.config_dir import FileTooBig, NotRegularFile, read_regular_file
-from engine.scenario import PRICE_ALLOWED, WHOLE_NUMBER_FIELDS, Scenario, allowed_whole_number
-from engine.units import format_count, format_hex_byte
 
 EXIT_BAD_INPUT = 2
 EXIT_CANNOT_WRITE = 1
-_FLAGS = {"--json", "--list", "-h", "--help", "--"}      # options that take no value
-_DEFAULTS = Scenario()
-
-
-class _BadUsage(Exception):
-    """argparse could not read the command line; the message is one sentence."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that reports problems as one sentence instead of usage text and exit.
-
-    ``refused`` holds the sentences this parser's type functions refused values with;
-    ``value_options`` the options that take a value, with what each one allows.
-    """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, allow_abbrev=False, **kwargs)
-        self.refused: list[str] = []
-        self.value_options: dict[str, str] = {}
-
-    def value_option(self, name: str, allowed: str, **kwargs) -> None:
-        """An option that takes one value; given without one, ``parse_command`` says what it takes."""
-        self.value_options[name] = allowed
-        self.add_argument(name, **kwargs)
-
-    def refuse(self, sentence: str) -> argparse.ArgumentTypeError:
-        """For a type function: remember ``sentence`` (``error`` prints it) and return the error to raise."""
-        self.refused.append(sentence)
-        return argparse.ArgumentTypeError(sentence)
-
-    def error(self, message: str):
-        if self.refused:                         # a value one of our type functions refused: its own sentence
-            raise _BadUsage(self.refused[-1])
-        sentence = message[:1].upper() + message[1:]
-        raise _BadUsage(f"{shorten(sentence.rstrip('.'), 200)}; see '{self.prog} --help'.")
-
-    def parse_command(self, argv: list[str]) -> argparse.Namespace:
-        """The options of ``argv``, or ``_BadUsage`` naming the first one that cannot be used."""
-        argv = _attach_dash_values(argv, self.value_options)
-        for here, after in zip(argv, [*argv[1:], None]):     # an option whose value is missing, read by us
-            if here in self.value_options and (after is None or after.split("=")[0] in {*self.value_options, *_FLAGS}):
-                raise _BadUsage(f"{here} needs a value after it: {self.value_options[here]}.")
-        args, extra = self.parse_known_args(argv)
-        if extra:
-            kind = "option" if extra[0].startswith("-") else "word"
-            raise _BadUsage(f"Unknown {kind} {shorten(repr(extra[0]))} for '{self.prog}'; "
-                            f"see '{self.prog} --help'.")
-        return args
-
-
-def _number_option(parser: _Parser, option: str, field: str) -> Callable[[str], int | float]:
-    """A type function for ``option``: text -> the number it spells, or one sentence naming what is allowed.
-
-    Whole-number fields keep every digit ("99999999999999999999999" stays exact, so
-    the range sentence shows it as typed); ``Scenario`` validation judges the range.
-    """
-    whole = field in WHOLE_NUMBER_FIELDS
-    allowed = allowed_whole_number(field) if whole else PRICE_ALLOWED
-
-    def parse(text: str) -> int | float:
-        try:
-            return int(text)
-        except ValueError:
-            pass
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or (whole and not value.is_integer()):
-            raise parser.refuse(f"{option} must be {allowed}; got {shorten(repr(text))}.")
-        return int(value) if whole else value
-    return parse
-
-
-# ----------------------------------------------------------------------------- the user's catalogue
-
-def catalog_with_warnings(catalog=None):
-    """The catalogue to use (default: built-in plus the user's file), after printing on stderr,
-    one line each, every problem found in the user's file, so that a later "Unknown GPU"
-    or a missing entry in a listing is explained before it is seen."""
-    from engine.catalog import default_catalog
-
-    catalog = default_catalog() if catalog is None else catalog
-    for warning in catalog.warnings:
-        print(_printable(" ".join(warning.split())), file=sys.stderr)
-    return catalog
 
 
 # ----------------------------------------------------------------------------- report
@@ -131,25 +47,7 @@ def catalog_with_warnings(catalog=None):
 def add_report_command(commands) -> None:
     p = commands.add_parser("report", help="compute memory, roofline, timing and cost of one scenario",
                             description="Compute memory, roofline, timing and cost of one inference scenario.")
-    p.value_option("--gpu", "a GPU id such as h800", default=_DEFAULTS.gpu, help="GPU id (default: %(default)s)")
-    p.value_option("--model", "a model id such as llama-3.1-70b", default=_DEFAULTS.model,
-                   help="model id (default: %(default)s)")
-    p.value_option("--weights", "a precision id such as fp16", default=_DEFAULTS.weights,
-                   help="weight precision id (default: %(default)s)")
-    p.value_option("--kv", "a precision id such as fp16", default=_DEFAULTS.kv,
-                   help="KV cache precision id (default: %(default)s)")
-    for option, field, default, text in (
-            ("--gpus", "gpus", _DEFAULTS.gpus, "GPUs in the tensor-parallel group"),
-            ("--batch", "batch", _DEFAULTS.batch, "sequences decoded together"),
-            ("--prompt", "prompt_tokens", _DEFAULTS.prompt_tokens, "prompt tokens per sequence"),
-            ("--output", "output_tokens", _DEFAULTS.output_tokens, "output tokens per sequence"),
-            ("--usd-per-gpu-hour", "usd_per_gpu_hour", _DEFAULTS.usd_per_gpu_hour,
-             "rental price of one GPU for an hour, US dollars")):
-        allowed = allowed_whole_number(field) if field in WHOLE_NUMBER_FIELDS else PRICE_ALLOWED
-        p.value_option(option, allowed, type=_number_option(p, option, field), default=default,
-                       help=f"{text} (default: %(default)s)")
-    p.value_option("--mode", "'ideal' or 'realistic'", default=_DEFAULTS.mode,
-                   help="'ideal' (pure roofline at 100%% of peak) or 'realistic' (default: %(default)s)")
+    add_scenario_options(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON (SI units)")
     p.set_defaults(run=run_report)
 
@@ -159,30 +57,16 @@ def run_report(args: argparse.Namespace, catalog=None) -> int:
     from engine.report_text import report_as_text
 
     catalog = catalog_with_warnings(catalog)
-    scenario, gpu, model, weights, kv = resolve(Scenario(
-        gpu=args.gpu, model=args.model, weights=args.weights, kv=args.kv, gpus=args.gpus,
-        batch=args.batch, prompt_tokens=args.prompt, output_tokens=args.output,
-        usd_per_gpu_hour=args.usd_per_gpu_hour, mode=args.mode), catalog)
+    scenario, gpu, model, weights, kv = resolve(scenario_from(args), catalog)
     report = report_for(scenario, gpu, model, weights, kv)
     if args.json:
-        print(json.dumps(_finite(report.to_json_dict()), indent=2, allow_nan=False))
+        print(json.dumps(finite(report.to_json_dict()), indent=2, allow_nan=False))
     else:
-        print(_terminal_text(report_as_text(scenario, report, gpu, model, weights, kv)))
+        print(terminal_text(report_as_text(scenario, report, gpu, model, weights, kv)))
     return 0
 
 
 # ----------------------------------------------------------------------------- catalog
-
-def _finite(value):
-    """JSON-ready data with every number that is not finite written as null (JSON has no infinity)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
-
 
 def add_catalog_command(commands) -> None:
     p = commands.add_parser("catalog", help="list GPUs, models, precisions and tokenizers with their sources",
@@ -196,134 +80,34 @@ def run_catalog(args: argparse.Namespace, catalog=None) -> int:
 
     catalog = catalog_with_warnings(catalog)
     if args.json:
-        print(json.dumps(_finite(catalog_as_json(catalog)), indent=2, ensure_ascii=False, allow_nan=False))
+        print(json.dumps(finite(catalog_as_json(catalog)), indent=2, ensure_ascii=False, allow_nan=False))
     else:
         text = catalog_as_text(catalog)
-        print(_terminal_text(text), end="" if text.endswith("\n") else "\n")
+        print(terminal_text(text), end="" if text.endswith("\n") else "\n")
     return 0
-
-
-# ----------------------------------------------------------------------------- tokens
-
-def add_tokens_command(commands) -> None:
-    p = commands.add_parser("tokens", help="cut text into tokens with a real tokenizer",
-                            description="Cut text into tokens with a real tokenizer (vocabularies ship with "
-                                        "the app; nothing is downloaded).")
-    p.add_argument("text", nargs="?", metavar="TEXT", help="the text to cut (or use --file)")
-    p.value_option("--tokenizer", "a tokenizer id such as qwen2.5 (see --list)", metavar="ID",
-                   help="tokenizer id, see --list (e.g. qwen2.5, llama-3, o200k_base)")
-    p.value_option("--file", "the path of a UTF-8 text file, or - for standard input", metavar="PATH",
-                   help="read the text from a UTF-8 file; '-' reads standard input")
-    p.add_argument("--list", action="store_true", help="list the tokenizers with their sources")
-    p.add_argument("--json", action="store_true", help="print JSON: {tokenizer, count, ids, pieces}")
-    p.set_defaults(run=run_tokens)
-
-
-def run_tokens(args: argparse.Namespace, catalog=None) -> int:
-    from engine.tokens import tokenize, tokenizers_as_json, tokenizers_as_text
-
-    catalog_with_warnings(catalog)
-    if args.list:
-        if args.json:
-            print(json.dumps(tokenizers_as_json(), indent=2, ensure_ascii=False))
-        else:
-            print("Tokenizers (every vocabulary ships with the app; nothing is downloaded)")
-            print(tokenizers_as_text(), end="")
-        return 0
-    if args.tokenizer is None:
-        raise _BadUsage("Name a tokenizer with --tokenizer ID, or list them with --list.")
-    if args.text is not None and args.file is not None:
-        raise _BadUsage("Give the text either as TEXT or with --file, not both.")
-    if args.text is None and args.file is None:
-        raise _BadUsage("Give the text to cut as TEXT, or with --file PATH ('-' for standard input).")
-    text = _argument_text(args.text) if args.file is None else _read_text_file(args.file)
-    result = tokenize(args.tokenizer, text)
-    if args.json:
-        print(json.dumps(result.to_json_dict(), ensure_ascii=False))
-    else:
-        print(f"{format_count(result.count)} {'token' if result.count == 1 else 'tokens'} ({result.tokenizer})")
-        if result.pieces:
-            print(" ".join(f"[{_visible(piece)}]" for piece in result.pieces))
-    return 0
-
-
-def _argument_text(text: str) -> str:
-    """TEXT as typed; bytes that are not UTF-8 (Python keeps them as lone surrogates) are named as bytes."""
-    try:
-        data = os.fsencode(text)
-    except UnicodeEncodeError:          # a lone surrogate passed from Python: the engine names it
-        return text
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise _BadUsage(f"TEXT is not UTF-8 text (byte {format_hex_byte(data[error.start])} at offset "
-                        f"{format_count(error.start)}); type it in a UTF-8 terminal or use --file.") from None
-
-
-def _read_text_file(path: str) -> str:
-    """The UTF-8 text of ``path`` ('-': standard input), or one sentence saying why it cannot be read."""
-    from engine.tokens import MAX_TEXT_BYTES
-
-    shown = "standard input" if path == "-" else shorten(repr(path))
-    try:
-        if path == "-":
-            if sys.stdin is None:            # started with standard input closed (<&-)
-                raise _BadUsage("--file -: standard input is closed; give the text as TEXT or --file PATH.")
-            data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
-        else:
-            data = read_regular_file(path, MAX_TEXT_BYTES)
-    except FileNotFoundError:
-        raise _BadUsage(f"--file {shown}: no such file.") from None
-    except IsADirectoryError:
-        raise _BadUsage(f"--file {shown} is a folder; give a text file.") from None
-    except NotRegularFile as error:
-        raise _BadUsage(f"--file {shown} is {error.kind}, not a file; give a text file.") from None
-    except FileTooBig:
-        data = None
-    except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise _BadUsage(f"--file {shown} cannot be read: {reason}.") from None
-    if data is None or len(data) > MAX_TEXT_BYTES:
-        limit = format_count(MAX_TEXT_BYTES)
-        raise _BadUsage(f"--file {shown} holds more than {limit} bytes; "
-                        f"at most {limit} bytes of text can be cut at once.")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise _BadUsage(f"--file {shown} is not UTF-8 text (byte {format_hex_byte(data[error.start])} at offset "
-                        f"{format_count(error.start)}); save it as UTF-8.") from None
-
-
-_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _visible(piece: str) -> str:
-    """A piece with line breaks, tabs and every other control character shown escaped (\\n, \\x1b,
-    \\u202e), so that one token stays on one line and no pasted text can drive the terminal."""
-    return "".join(_ESCAPES.get(c) or (c if c.isprintable() else repr(c)[1:-1]) for c in piece)
 
 
 # ----------------------------------------------------------------------------- entry point
 
-COMMANDS = (add_report_command, add_catalog_command, add_tokens_command)
+COMMANDS = (add_report_command, add_catalog_command, add_tokens_command, add_plan_command)
 
 
 class _Commands:
-    """What ``add_<name>_command`` adds its parser to: one ``_Parser`` per command, listed in the help."""
+    """What ``add_<name>_command`` adds its parser to: one ``CommandParser`` per command, listed in the help."""
 
     def __init__(self, listing):
         self._listing = listing
-        self.parsers: dict[str, _Parser] = {}
+        self.parsers: dict[str, CommandParser] = {}
 
-    def add_parser(self, name: str, **kwargs) -> _Parser:
+    def add_parser(self, name: str, **kwargs) -> CommandParser:
         parser = self._listing.add_parser(name, **kwargs)
         self.parsers[name] = parser
         return parser
 
 
-def build_parser() -> tuple[_Parser, _Commands]:
+def build_parser() -> tuple[CommandParser, _Commands]:
     """The top-level parser (its help lists the commands) and each command's own parser."""
-    parser = _Parser(prog="python -m engine",
+    parser = CommandParser(prog="python -m engine",
                      description="The physics of LLM inference: memory, roofline, timing and cost.")
     commands = _Commands(parser.add_subparsers(title="commands", metavar="COMMAND"))
     for add in COMMANDS:
@@ -342,9 +126,9 @@ def main(argv: list[str] | None = None, catalog=None) -> int:
         else:
             names = ", ".join(commands.parsers)
             if not argv or argv[0].startswith("-"):
-                raise _BadUsage(f"Choose a command: {names}; see 'python -m engine --help'.")
+                raise BadUsage(f"Choose a command: {names}; see 'python -m engine --help'.")
             if argv[0] not in commands.parsers:
-                raise _BadUsage(f"Unknown command {shorten(repr(argv[0]))}; choose one of: {names}.")
+                raise BadUsage(f"Unknown command {shorten(repr(argv[0]))}; choose one of: {names}.")
             args = commands.parsers[argv[0]].parse_command(argv[1:])
             code = args.run(args, catalog)
             if code:
@@ -352,8 +136,8 @@ def main(argv: list[str] | None = None, catalog=None) -> int:
         if sys.stdout is not None:
             sys.stdout.flush()             # a full disk shows here, not in the interpreter's last flush
         return 0
-    except (InputError, _BadUsage) as error:
-        print(_printable(str(error)), file=sys.stderr)
+    except (InputError, BadUsage) as error:
+        print(printable(str(error)), file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:                # the reader went away (``... | head``): nothing more to say
         _silence_stdout()
@@ -371,27 +155,3 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, AttributeError, ValueError):
         pass
-
-
-def _attach_dash_values(argv: list[str], takes_value) -> list[str]:
-    """``--prompt -1e5`` -> ``--prompt=-1e5``: argparse would take "-1e5" or "-inf" for an option
-    and give the option no value; attached, the value reaches the type function, whose
-    sentence names it. A following word that is itself an option is left alone."""
-    known = set(takes_value) | _FLAGS
-    out: list[str] = []
-    for arg in argv:
-        if out and out[-1] in takes_value and arg.startswith("-") and arg != "-" and arg.split("=")[0] not in known:
-            out[-1] = f"{out[-1]}={arg}"
-        else:
-            out.append(arg)
-    return out
-
-
-def _terminal_text(text: str) -> str:
-    """Lines for a terminal: names from a user's catalogue cannot carry escape sequences into it."""
-    return "\n".join(_printable(line) for line in text.split("\n"))
-
-
-def _printable(sentence: str) -> str:
-    """The sentence on one line: control characters from the command line shown escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in sentence)
