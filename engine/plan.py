@@ -33,11 +33,15 @@ own step times instead of profiled ones):
 Results (``FleetPlan``): the replicas and their GPUs and nodes
 (``engine.plan_costs.nodes_for``), ``batch`` (the mean number of sequences a
 replica decodes together, rounded), the P90s reached, what binds, and the price.
-``binding`` is ``"latency"`` when each replica runs below
-``LATENCY_BOUND_SHARE`` of what it could sustain with its largest batch (a
-target stops it, not the hardware); otherwise ``"memory"`` when that largest
+A rate above a replica's sustained rate (``sustained_rate``: what it completes
+when requests never stop waiting) is never accepted, however loose the
+targets: the queue would only grow. ``binding`` compares the most a replica
+takes within the targets (``replica_limit_requests_per_second``) with that
+sustained rate: below ``LATENCY_BOUND_SHARE`` of it, ``"latency"`` (a target
+stops the replica, not the hardware); otherwise ``"memory"`` when its largest
 batch is set by the KV cache that fits and its decode step still waits on
-memory (more room would serve more), else ``"compute"``. The price spreads the
+memory (more room would serve more), else ``"compute"``. In a disaggregated
+fleet the pool with more replicas names it. The price spreads the
 whole fleet's rent over the tokens it serves: a colocated fleet's hours are
 shared between input and output tokens in the proportion of time the
 simulation spent prefilling and decoding; a disaggregated fleet's prefill
@@ -79,6 +83,7 @@ from engine.units import format_number, format_seconds
 MAX_FLEET_GPUS = 1024
 PLAN_REQUESTS = 2000
 LATENCY_BOUND_SHARE = 0.8
+FLOOD_BATCHES = 10
 SECONDS_PER_HOUR = 3600.0
 
 
@@ -103,6 +108,7 @@ class FleetPlan:
     mean_batch: float = 0.0
     replica_capacity_requests_per_second: float = 0.0   # what one (decode) replica sustains at its largest batch
     utilisation: float = 0.0             # each (decode) replica's rate over that capacity
+    replica_limit_requests_per_second: float = 0.0      # the most one replica takes within the targets
     most_sequences: int = 0              # the largest batch one replica holds (KV cache or batch limit)
     gpus_per_node: int = 0
     model_name: str = ""
@@ -168,12 +174,16 @@ def meets(run: ReplicaRun, targets: Targets, kind: str) -> bool:
 def sustained_rate(costs: ReplicaCosts, workload: Workload, kind: str = "colocated") -> float:
     """Requests per second one replica of ``kind`` completes when requests never stop waiting.
 
-    The workload all but at once (a thousand times the estimated capacity, ``capacity_per_replica``):
-    the replica's batch stays as full as memory and its scheduler allow, as in a "maximum throughput"
-    benchmark. A stream faster than this only grows a queue, however loose the targets.
+    A stream faster than this only grows a queue, however loose the targets. It is the smaller of
+    the estimate ``capacity_per_replica`` and a simulation of the workload arriving at twice that
+    (the queue never empties, the batch stays as full as memory and the scheduler allow, as in a
+    "maximum throughput" benchmark); the simulation only counts when the workload holds more than
+    ``FLOOD_BATCHES`` full batches, enough to reach its steady state.
     """
-    flood = 1000.0 * capacity_per_replica(costs, kind)
-    return simulate_replica(costs, workload, flood, kind).completions_per_second
+    estimate = capacity_per_replica(costs, kind)
+    if kind != "prefill" and len(workload) < FLOOD_BATCHES * costs.most_sequences:
+        return estimate
+    return min(estimate, simulate_replica(costs, workload, 2.0 * estimate, kind).completions_per_second)
 
 
 class ReplicaSearch:
@@ -217,6 +227,21 @@ class ReplicaSearch:
                 low = middle
         self.replicas, self.run = high, self.simulate(rate / high)
         return high
+
+    def limit_rate(self, rate: float) -> float:
+        """The most requests per second one replica takes within the targets (2%), once sized for ``rate``.
+
+        Between rate / replicas (ok) and rate / (replicas - 1) or the sustained rate (not ok).
+        """
+        low = rate / self.replicas
+        high = self.sustained if self.replicas == 1 else min(self.sustained, rate / (self.replicas - 1))
+        while high / low > 1.02:
+            middle = math.sqrt(low * high)
+            if self.ok(middle):
+                low = middle
+            else:
+                high = middle
+        return low
 
     def most_rate(self, below: float) -> float:
         """The largest per-replica rate under ``below`` that is ok, within 1% (bisection on its log)."""
@@ -272,7 +297,7 @@ def _plan(costs: ReplicaCosts, traffic: Traffic, targets: Targets, pools: list[R
     first = by_kind.get("prefill") or by_kind["colocated"]
     decoder = by_kind.get("decode") or by_kind.get("colocated")
     binding_pool = max(pools, key=lambda pool: (pool.replicas, pool.kind != "prefill"))   # the larger names it
-    utilisation = rate / binding_pool.replicas / binding_pool.sustained
+    limit = binding_pool.limit_rate(rate)
     usd_per_second = costs.scenario.usd_per_gpu_hour / SECONDS_PER_HOUR
     if "colocated" in by_kind:
         run = by_kind["colocated"].run
@@ -289,14 +314,15 @@ def _plan(costs: ReplicaCosts, traffic: Traffic, targets: Targets, pools: list[R
         requests_per_second_per_gpu=rate / gpus,
         ttft_p90_seconds=first.run.ttft_percentile(),
         tpot_p90_seconds=decoder.run.tpot_percentile() if decoder else 0.0,
-        binding=_binding(costs, binding_pool.kind, utilisation),
+        binding=_binding(costs, binding_pool.kind, limit / binding_pool.sustained),
         usd_per_million_input_tokens=gpus * usd_per_second * input_share / input_tokens * 1e6,
         usd_per_million_output_tokens=gpus * usd_per_second * (1 - input_share) / output_tokens * 1e6,
         disaggregated="colocated" not in by_kind,
         prefill_replicas=by_kind["prefill"].replicas if "prefill" in by_kind else 0,
         decode_replicas=by_kind["decode"].replicas if "decode" in by_kind else 0,
         mean_batch=mean_batch, replica_capacity_requests_per_second=binding_pool.sustained,
-        utilisation=utilisation, most_sequences=costs.most_sequences, gpus_per_node=gpus_per_node(costs.gpu),
+        utilisation=rate / binding_pool.replicas / binding_pool.sustained,
+        replica_limit_requests_per_second=limit, most_sequences=costs.most_sequences, gpus_per_node=gpus_per_node(costs.gpu),
         model_name=costs.setup.model.name, gpu_name=costs.gpu.name,
         scenario=costs.scenario, traffic=traffic, targets=targets)
 

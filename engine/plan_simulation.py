@@ -156,8 +156,7 @@ def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: f
                 reserved += held[i]
             if prefills:
                 seconds = costs.prefill_seconds(len(group), round(tokens / len(group)))
-                if window_start <= clock < window_end:
-                    batch_seconds += batch * seconds
+                batch_seconds += batch * _overlap(clock, clock + seconds, window_start, window_end)
                 clock += seconds
                 prefill_busy += seconds
             for i in group:
@@ -180,8 +179,7 @@ def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: f
         if not waiting and taken < n and room_for(order[taken]):    # stop at the step the next one can join
             steps = min(steps, _steps_to_cover(ready[order[taken]] - clock, first_step, growth))
         seconds = steps * first_step + growth * steps * (steps - 1) / 2
-        if window_start <= clock < window_end:
-            batch_seconds += batch * seconds
+        batch_seconds += batch * _overlap(clock, clock + seconds, window_start, window_end)
         clock += seconds
         decode_busy += seconds
         context += batch * steps
@@ -196,7 +194,7 @@ def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: f
 
     first_m, last_m = np.asarray(first)[measured], np.asarray(last)[measured]
     out = workload.output_tokens[measured]
-    decoding = out > 1
+    decoding = (out > 1) & decodes
     span = window_end - window_start
     ends = last_m.max() - last_m.min()
     return ReplicaRun(rate_per_second=rate_per_second, ttft_seconds=first_m - np.asarray(arrival)[measured],
@@ -234,6 +232,11 @@ class _Lines:
             crossing = (a0 - b0) / (b1 - a1)
             steps = min(steps, max(1, math.ceil((crossing - context) / batch)))
         return a0 + a1 * context, a1 * batch, steps
+
+
+def _overlap(start: float, end: float, window_start: float, window_end: float) -> float:
+    """How long [start, end] lies inside [window_start, window_end]."""
+    return max(0.0, min(end, window_end) - max(start, window_start))
 
 
 def _steps_to_cover(seconds: float, first_step: float, growth: float) -> int:
