@@ -35,10 +35,9 @@ Results (``FleetPlan``): the replicas and their GPUs and nodes
 replica decodes together, rounded), the P90s reached, what binds, and the price.
 A rate above a replica's sustained rate (``sustained_rate``: what it completes
 when requests never stop waiting) is never accepted, however loose the
-targets: the queue would only grow. ``binding`` compares the most a replica
-takes within the targets (``replica_limit_requests_per_second``) with that
-sustained rate: below ``LATENCY_BOUND_SHARE`` of it, ``"latency"`` (a target
-stops the replica, not the hardware); otherwise ``"memory"`` when its largest
+targets: the queue would only grow. ``binding`` asks whether a replica could
+take ``plan_search.LATENCY_BOUND_SHARE`` of that sustained rate within the targets: if
+not, ``"latency"`` (a target stops the replica, not the hardware); otherwise ``"memory"`` when its largest
 batch is set by the KV cache that fits and its decode step still waits on
 memory (more room would serve more), else ``"compute"``. In a disaggregated
 fleet the pool with more replicas names it. The price spreads the
@@ -50,9 +49,9 @@ pool is paid by input tokens, its decode pool by output tokens.
 Assumptions: one stream of requests, all alike in their lengths' law; no
 preemption, no prefix cache, no speculative decoding; every request's KV
 cache is reserved whole when it is admitted; the KV transfer uses the GPU's
-own link (the two replicas share a node); ``PLAN_REQUESTS`` requests per
+own link (the two replicas share a node); ``plan_search.PLAN_REQUESTS`` requests per
 simulation, of which the first and last 15% are not measured. The P90 is then
-an estimate from about 1,400 requests: a different seed moves it by a few percent.
+an estimate from about 1,000 requests: a different seed moves it by a few percent.
 
 Sources: Yu et al., "Orca: A Distributed Serving System for Transformer-Based
 Generative Models", OSDI 2022. Kwon et al., "Efficient Memory Management for
@@ -67,23 +66,19 @@ Checked against published capacity in ``tests/engine/test_plan_calibration.py``.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.errors import refusal
-from engine.plan_costs import (PREFILL_TOKENS_PER_PASS, ReplicaCosts, fleet_nodes, gpus_per_node,
-                               replica_costs)
-from engine.plan_simulation import ReplicaRun, Workload, sample_workload, simulate_replica
+from engine.plan_costs import ReplicaCosts, fleet_nodes, gpus_per_node, replica_costs
+from engine.plan_search import ReplicaSearch, workload_for
+from engine.plan_simulation import Workload
 from engine.plan_traffic import Targets, Traffic, validate_demand
 from engine.scenario import MAX_BATCH, Scenario
 from engine.units import format_number, format_seconds
 
 MAX_FLEET_GPUS = 1024
-PLAN_REQUESTS = 2000
-LATENCY_BOUND_SHARE = 0.8
-FLOOD_BATCHES = 10
 SECONDS_PER_HOUR = 3600.0
 
 
@@ -108,7 +103,6 @@ class FleetPlan:
     mean_batch: float = 0.0
     replica_capacity_requests_per_second: float = 0.0   # what one (decode) replica sustains at its largest batch
     utilisation: float = 0.0             # each (decode) replica's rate over that capacity
-    replica_limit_requests_per_second: float = 0.0      # the most one replica takes within the targets
     most_sequences: int = 0              # the largest batch one replica holds (KV cache or batch limit)
     gpus_per_node: int = 0
     model_name: str = ""
@@ -155,130 +149,8 @@ def _batch_limit(value) -> int:
     return _whole_number(value, "batch")
 
 
-def workload_for(costs: ReplicaCosts, traffic: Traffic, requests: int = PLAN_REQUESTS) -> Workload:
-    """The requests a plan of ``costs``' scenario simulates: the seed's, no longer than a replica holds."""
-    sc = costs.scenario
-    longest = min(costs.setup.model.max_context_tokens or costs.kv_token_capacity, costs.kv_token_capacity)
-    return sample_workload(sc.prompt_tokens, sc.output_tokens, requests=requests, seed=traffic.seed,
-                           prompt_spread=traffic.prompt_spread, output_spread=traffic.output_spread,
-                           max_context_tokens=max(2, longest))
-
-
-def meets(run: ReplicaRun, targets: Targets, kind: str) -> bool:
-    """Whether a replica's simulated P90s are within the targets its kind is responsible for."""
-    ttft_ok = kind == "decode" or run.ttft_percentile() <= targets.ttft_p90_seconds
-    tpot_ok = kind == "prefill" or run.tpot_percentile() <= targets.tpot_p90_seconds
-    return ttft_ok and tpot_ok
-
-
-def sustained_rate(costs: ReplicaCosts, workload: Workload, kind: str = "colocated") -> float:
-    """Requests per second one replica of ``kind`` completes when requests never stop waiting.
-
-    A stream faster than this only grows a queue, however loose the targets. It is the smaller of
-    the estimate ``capacity_per_replica`` and a simulation of the workload arriving at twice that
-    (the queue never empties, the batch stays as full as memory and the scheduler allow, as in a
-    "maximum throughput" benchmark); the simulation only counts when the workload holds more than
-    ``FLOOD_BATCHES`` full batches, enough to reach its steady state.
-    """
-    estimate = capacity_per_replica(costs, kind)
-    if kind != "prefill" and len(workload) < FLOOD_BATCHES * costs.most_sequences:
-        return estimate
-    return min(estimate, simulate_replica(costs, workload, 2.0 * estimate, kind).completions_per_second)
-
-
-class ReplicaSearch:
-    """One pool of a plan (colocated, prefill or decode replicas): its replica simulated at any rate.
-
-    A rate is ``ok`` when it is below the replica's sustained rate and its P90s meet the targets.
-    ``fewest_replicas`` sets ``replicas`` and ``run`` (the replica at the fleet's rate / replicas).
-    """
-
-    def __init__(self, costs: ReplicaCosts, workload: Workload, targets: Targets, kind: str):
-        self.costs, self.workload, self.targets, self.kind = costs, workload, targets, kind
-        self.sustained = sustained_rate(costs, workload, kind)
-        self.replicas = 0
-        self.run: ReplicaRun | None = None
-        self._runs: dict[float, ReplicaRun] = {}
-
-    def simulate(self, rate: float) -> ReplicaRun:
-        if rate not in self._runs:
-            self._runs[rate] = simulate_replica(self.costs, self.workload, rate, self.kind)
-        return self._runs[rate]
-
-    def ok(self, rate: float) -> bool:
-        return rate < self.sustained and meets(self.simulate(rate), self.targets, self.kind)
-
-    def fewest_replicas(self, rate: float, most_replicas: int) -> int:
-        """The fewest replicas n (1 .. ``most_replicas``) whose replica meets the targets at rate / n; 0 if none."""
-        if not self.ok(rate / most_replicas):
-            return 0
-        low, high = 0, most_replicas           # ok at high, not at low (0 replicas serve nothing)
-        guess = math.ceil(rate / self.sustained)       # the fewest the hardware allows
-        if low < guess < high:
-            if self.ok(rate / guess):
-                high = guess
-            else:
-                low = guess
-        while high - low > 1:
-            middle = (low + high) // 2
-            if self.ok(rate / middle):
-                high = middle
-            else:
-                low = middle
-        self.replicas, self.run = high, self.simulate(rate / high)
-        return high
-
-    def limit_rate(self, rate: float) -> float:
-        """The most requests per second one replica takes within the targets (2%), once sized for ``rate``.
-
-        Between rate / replicas (ok) and rate / (replicas - 1) or the sustained rate (not ok).
-        """
-        low = rate / self.replicas
-        high = self.sustained if self.replicas == 1 else min(self.sustained, rate / (self.replicas - 1))
-        while high / low > 1.02:
-            middle = math.sqrt(low * high)
-            if self.ok(middle):
-                low = middle
-            else:
-                high = middle
-        return low
-
-    def most_rate(self, below: float) -> float:
-        """The largest per-replica rate under ``below`` that is ok, within 1% (bisection on its log)."""
-        low, high = below * 1e-6, below
-        if not self.ok(low):
-            return low
-        while high / low > 1.01:
-            middle = math.sqrt(low * high)
-            if self.ok(middle):
-                low = middle
-            else:
-                high = middle
-        return low
-
-
-def capacity_per_replica(costs: ReplicaCosts, kind: str = "colocated") -> float:
-    """Requests per second one replica of ``kind`` sustains with its largest batch, at the mean lengths.
-
-    Each request costs its share of a full prefill pass and ``output - 1`` decode steps shared
-    by the whole batch: ``1 / (prefill_seconds(g, L) / g + (output - 1) * step(B, c) / B)``, with
-    g prompts per pass, B the most sequences that fit and c the batch's mean context.
-    """
-    sc = costs.scenario
-    prompt, output = sc.prompt_tokens, sc.output_tokens
-    per_request = 0.0
-    if kind != "decode":
-        group = max(1, min(max(costs.most_sequences, 1), PREFILL_TOKENS_PER_PASS // prompt))
-        per_request += costs.prefill_seconds(group, prompt) / group
-    if kind != "prefill" and output > 1:
-        batch = max(costs.most_sequences, 1)
-        step = float(costs.decode_step_seconds(batch, prompt + (output - 1) / 2))
-        per_request += (output - 1) * step / batch
-    return 1.0 / per_request if per_request > 0 else math.inf
-
-
-def _binding(costs: ReplicaCosts, kind: str, utilisation: float) -> str:
-    if utilisation < LATENCY_BOUND_SHARE:
+def _binding(costs: ReplicaCosts, kind: str, hardware_bound: bool) -> str:
+    if not hardware_bound:
         return "latency"
     sc = costs.scenario
     kv_sets_batch = costs.most_sequences < costs.batch_limit
@@ -297,7 +169,6 @@ def _plan(costs: ReplicaCosts, traffic: Traffic, targets: Targets, pools: list[R
     first = by_kind.get("prefill") or by_kind["colocated"]
     decoder = by_kind.get("decode") or by_kind.get("colocated")
     binding_pool = max(pools, key=lambda pool: (pool.replicas, pool.kind != "prefill"))   # the larger names it
-    limit = binding_pool.limit_rate(rate)
     usd_per_second = costs.scenario.usd_per_gpu_hour / SECONDS_PER_HOUR
     if "colocated" in by_kind:
         run = by_kind["colocated"].run
@@ -314,15 +185,14 @@ def _plan(costs: ReplicaCosts, traffic: Traffic, targets: Targets, pools: list[R
         requests_per_second_per_gpu=rate / gpus,
         ttft_p90_seconds=first.run.ttft_percentile(),
         tpot_p90_seconds=decoder.run.tpot_percentile() if decoder else 0.0,
-        binding=_binding(costs, binding_pool.kind, limit / binding_pool.sustained),
+        binding=_binding(costs, binding_pool.kind, binding_pool.hardware_bound(rate)),
         usd_per_million_input_tokens=gpus * usd_per_second * input_share / input_tokens * 1e6,
         usd_per_million_output_tokens=gpus * usd_per_second * (1 - input_share) / output_tokens * 1e6,
         disaggregated="colocated" not in by_kind,
         prefill_replicas=by_kind["prefill"].replicas if "prefill" in by_kind else 0,
         decode_replicas=by_kind["decode"].replicas if "decode" in by_kind else 0,
         mean_batch=mean_batch, replica_capacity_requests_per_second=binding_pool.sustained,
-        utilisation=rate / binding_pool.replicas / binding_pool.sustained,
-        replica_limit_requests_per_second=limit, most_sequences=costs.most_sequences, gpus_per_node=gpus_per_node(costs.gpu),
+        utilisation=rate / binding_pool.replicas / binding_pool.sustained, most_sequences=costs.most_sequences, gpus_per_node=gpus_per_node(costs.gpu),
         model_name=costs.setup.model.name, gpu_name=costs.gpu.name,
         scenario=costs.scenario, traffic=traffic, targets=targets)
 
@@ -360,11 +230,11 @@ def _refuse_unreachable(costs, workload, targets, disaggregated) -> None:
 
 def _refuse_rate(pools: list[ReplicaSearch], rate: float, most_replicas: int) -> None:
     """Refuse ``rate``: it needs more than ``MAX_FLEET_GPUS`` GPUs; say about how much they do serve."""
-    replicas_per_request = sum(1.0 / pool.most_rate(rate / most_replicas) for pool in pools)
+    replicas_per_request = sum(1.0 / pool.largest_ok_rate(rate / most_replicas * 1e-3, rate / most_replicas)
+                               for pool in pools)
     most = most_replicas / replicas_per_request
     raise refusal("plan.too_many_gpus", {"rate": rate, "high": MAX_FLEET_GPUS, "most": format_number(most),
                                          "most_requests_per_second": most})
 
 
-__all__ = ["FleetPlan", "Targets", "Traffic", "plan_fleet", "capacity_per_replica", "sustained_rate",
-           "workload_for", "zero_load_floors", "meets", "ReplicaSearch"]
+__all__ = ["FleetPlan", "Targets", "Traffic", "plan_fleet", "zero_load_floors"]

@@ -5,7 +5,7 @@ colocated fleet of ``replicas`` replicas (``engine.plan_simulation``) at a row
 of fleet request rates and returns the P90 time to first token and time per
 output token at each. Queues build as the rate nears what the fleet sustains
 (``capacity_requests_per_second``: ``replicas`` times
-``engine.plan.capacity_per_replica``), and the first token waits longest.
+``engine.plan.sustained_rate``), and the first token waits longest.
 
 The knee (``knee_requests_per_second``) is where the P90 first-token time
 first reaches ``KNEE_FACTOR`` times its value at the lightest load of the row,
@@ -21,10 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import refusal
-from engine.plan import MAX_FLEET_GPUS, capacity_per_replica, workload_for
+from engine.plan import MAX_FLEET_GPUS
+from engine.plan_search import sustained_rate, workload_for
 from engine.plan_costs import replica_costs
 from engine.plan_simulation import simulate_replica
-from engine.plan_traffic import Traffic, validate_demand, Targets
+from engine.plan_traffic import Targets, Traffic, validate_demand
 from engine.scenario import MAX_BATCH, Scenario
 
 KNEE_FACTOR = 2.0
@@ -59,12 +60,12 @@ def latency_curve(scenario: Scenario, traffic: Traffic, replicas: int, rates=Non
         raise refusal("plan.does_not_fit", {"model": costs.setup.model.name, "gpus": scenario.gpus,
                                             "gpu": costs.gpu.name,
                                             "context": scenario.prompt_tokens + scenario.output_tokens})
-    capacity = replicas * capacity_per_replica(costs)
+    workload = workload_for(costs, traffic, CURVE_REQUESTS)
+    capacity = replicas * sustained_rate(costs, workload)
     if rates is None:
         rates = np.linspace(LIGHTEST_SHARE, HEAVIEST_SHARE, points) * capacity
     rates = np.asarray([validate_demand(Traffic(float(r)), Targets(1.0, 1.0))[0].requests_per_second
                         for r in np.atleast_1d(rates)])
-    workload = workload_for(costs, traffic, CURVE_REQUESTS)
     runs = [simulate_replica(costs, workload, rate / replicas) for rate in rates]
     ttft = np.array([run.ttft_percentile() for run in runs])
     tpot = np.array([run.tpot_percentile() for run in runs])

@@ -128,6 +128,8 @@ def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: f
     held = [costs.kv_tokens_held(p, o) for p, o in zip(prompt, output)] if decodes else [0] * n
     capacity, limit = (costs.kv_token_capacity, costs.batch_limit) if decodes else (math.inf, math.inf)
     lines = _Lines(costs)
+    low, low_slope, high, high_slope = lines.low, lines.low_slope, lines.high, lines.high_slope
+    prefill_seconds = costs.prefill_seconds
 
     measured = workload.measured
     window_start, window_end = arrival[measured.start], arrival[measured.stop - 1]
@@ -139,14 +141,13 @@ def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: f
     finishing: list[tuple[int, int]] = []           # (global step of the request's last token, request)
     waiting: deque[int] = deque()
 
-    def room_for(i: int) -> bool:       # an empty replica takes any request, so the queue always moves
-        return batch < limit and (reserved == 0 or reserved + held[i] <= capacity)
-
+    # The loop below is the hot path of every plan: plain locals, no calls it can do without.
     while done < n:
         while taken < n and ready[order[taken]] <= clock:
             waiting.append(order[taken])
             taken += 1
-        if waiting and room_for(waiting[0]):
+        # an empty replica takes any request, so the queue always moves
+        if waiting and batch < limit and (reserved == 0 or reserved + held[waiting[0]] <= capacity):
             group, tokens = [], 0
             while (waiting and batch + len(group) < limit and (reserved == 0 or reserved + held[waiting[0]] <= capacity)
                    and (not prefills or not group or tokens + prompt[waiting[0]] <= PREFILL_TOKENS_PER_PASS)):
@@ -155,8 +156,9 @@ def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: f
                 tokens += prompt[i]
                 reserved += held[i]
             if prefills:
-                seconds = costs.prefill_seconds(len(group), round(tokens / len(group)))
-                batch_seconds += batch * _overlap(clock, clock + seconds, window_start, window_end)
+                seconds = prefill_seconds(len(group), round(tokens / len(group)))
+                if batch and clock < window_end and clock + seconds > window_start:
+                    batch_seconds += batch * (min(clock + seconds, window_end) - max(clock, window_start))
                 clock += seconds
                 prefill_busy += seconds
             for i in group:
@@ -175,11 +177,26 @@ def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: f
         if batch == 0:                  # idle until the next request is ready
             clock = max(clock, ready[order[taken]])
             continue
-        first_step, growth, steps = lines.run(batch, context, finishing[0][0] - step)
-        if not waiting and taken < n and room_for(order[taken]):    # stop at the step the next one can join
+        if batch >= len(low):
+            low, low_slope, high, high_slope = lines.grow(batch)
+        # The step is the larger of two lines in the context (DecodeLines); run on the one ahead now,
+        # and stop where the other overtakes it, at the batch's next last token, or where the next
+        # request that can join arrives.
+        steps = finishing[0][0] - step
+        a0, a1, b0, b1 = low[batch], low_slope[batch], high[batch], high_slope[batch]
+        if a0 + a1 * context < b0 + b1 * context:
+            a0, a1, b0, b1 = b0, b1, a0, a1
+        if a1 < b1:
+            crossing = math.ceil(((a0 - b0) / (b1 - a1) - context) / batch)
+            if crossing < steps:
+                steps = max(1, crossing)
+        first_step, growth = a0 + a1 * context, a1 * batch
+        if not waiting and taken < n and batch < limit and (reserved == 0 or
+                                                            reserved + held[order[taken]] <= capacity):
             steps = min(steps, _steps_to_cover(ready[order[taken]] - clock, first_step, growth))
         seconds = steps * first_step + growth * steps * (steps - 1) / 2
-        batch_seconds += batch * _overlap(clock, clock + seconds, window_start, window_end)
+        if clock < window_end and clock + seconds > window_start:
+            batch_seconds += batch * (min(clock + seconds, window_end) - max(clock, window_start))
         clock += seconds
         decode_busy += seconds
         context += batch * steps
@@ -206,37 +223,17 @@ def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: f
 
 
 class _Lines:
-    """The replica's ``DecodeLines`` as plain lists, grown when the batch outgrows them."""
+    """The replica's ``DecodeLines`` as plain lists (fast to index), grown when the batch outgrows them."""
 
     def __init__(self, costs: ReplicaCosts):
         self._costs = costs
-        self._load(1)
+        self.grow(1)
 
-    def _load(self, batch: int) -> None:
+    def grow(self, batch: int) -> tuple[list, list, list, list]:
         lines = self._costs.decode_lines(batch)
         self.low, self.low_slope, self.high, self.high_slope = (
             a.tolist() for a in (lines.low, lines.low_slope, lines.high, lines.high_slope))
-
-    def run(self, batch: int, context: int, steps: int) -> tuple[float, float, int]:
-        """(seconds of the next step, how much longer each later one is, steps that keep to one line).
-
-        At most ``steps``; fewer when the other line overtakes first (the step turns from one
-        kind of bound to the other), so that every run is one line.
-        """
-        if batch >= len(self.low):
-            self._load(batch)
-        a0, a1, b0, b1 = self.low[batch], self.low_slope[batch], self.high[batch], self.high_slope[batch]
-        if a0 + a1 * context < b0 + b1 * context:
-            a0, a1, b0, b1 = b0, b1, a0, a1          # a: the line ahead now
-        if a1 < b1:                                  # b overtakes once the batch holds `crossing` tokens
-            crossing = (a0 - b0) / (b1 - a1)
-            steps = min(steps, max(1, math.ceil((crossing - context) / batch)))
-        return a0 + a1 * context, a1 * batch, steps
-
-
-def _overlap(start: float, end: float, window_start: float, window_end: float) -> float:
-    """How long [start, end] lies inside [window_start, window_end]."""
-    return max(0.0, min(end, window_end) - max(start, window_start))
+        return self.low, self.low_slope, self.high, self.high_slope
 
 
 def _steps_to_cover(seconds: float, first_step: float, growth: float) -> int:

@@ -1,7 +1,8 @@
 """A fleet plan as readable text with units, for the CLI (all numbers through ``engine.units``)."""
 from __future__ import annotations
 
-from engine.plan import LATENCY_BOUND_SHARE, FleetPlan
+from engine.plan import FleetPlan
+from engine.plan_search import LATENCY_BOUND_SHARE
 from engine.units import format_count, format_number, format_percent, format_seconds, format_usd
 
 LABEL_WIDTH = 16
