@@ -9,7 +9,9 @@ Where each formula lives: ``parameters`` (counting a model's weights),
 prefill and a decode step), ``parallel`` (tensor parallelism and all-reduce),
 ``efficiency`` (ideal vs realistic, with sources), ``request`` (TTFT, TPOT,
 decode share), ``cost`` (prices per million tokens), ``sweep`` (vectorised
-curves over context length), ``compute`` (the report), ``cli`` (``python -m engine``).
+curves over context length), ``compute`` (the report), ``plan`` (a fleet for a
+request rate within latency targets: ``plan_costs``, ``plan_simulation``,
+``plan_search``, ``plan_curve``, ``plan_language``), ``cli`` (``python -m engine``).
 """
 from engine.compute import compute_report
 from engine.errors import InputError

@@ -76,7 +76,8 @@ from engine.plan_search import ReplicaSearch, workload_for
 from engine.plan_simulation import Workload
 from engine.plan_traffic import Targets, Traffic, validate_demand
 from engine.scenario import MAX_BATCH, Scenario
-from engine.units import format_number, format_seconds
+from engine.memory import plan_memory
+from engine.units import format_bytes, format_number, format_seconds
 
 MAX_FLEET_GPUS = 1024
 SECONDS_PER_HOUR = 3600.0
@@ -130,6 +131,7 @@ def plan_fleet(scenario: Scenario, traffic: Traffic, targets: Targets, *, disagg
     """
     traffic, targets = validate_demand(traffic, targets)
     costs = replica_costs(scenario, catalog, MAX_BATCH if batch_limit is None else _batch_limit(batch_limit))
+    refuse_unless_a_request_fits(costs)
     workload = workload_for(costs, traffic)
     _refuse_unreachable(costs, workload, targets, disaggregated)
     most_replicas = MAX_FLEET_GPUS // costs.gpus_per_replica
@@ -214,11 +216,24 @@ def zero_load_floors(costs: ReplicaCosts, workload: Workload, disaggregated: boo
     return float(np.percentile(ttft, 90)), float(np.percentile(tpot, 90))
 
 
+def refuse_unless_a_request_fits(costs: ReplicaCosts) -> None:
+    """Refuse a replica that cannot hold its weights, or beside them the KV cache of one request."""
+    sc = costs.scenario
+    where = {"gpus": sc.gpus, "gpu": costs.gpu.name, "model": costs.setup.model.name}
+    if costs.most_sequences >= 1:
+        return
+    memory = plan_memory(costs.setup.deployment, batch=1, prompt_tokens=sc.prompt_tokens,
+                         output_tokens=sc.output_tokens)
+    needed = memory.weights_bytes_per_gpu + memory.allowance_bytes_per_gpu
+    if needed >= memory.capacity_bytes_per_gpu:
+        raise refusal("plan.weights_do_not_fit", {**where, "weights": format_bytes(needed),
+                                                  "memory": format_bytes(memory.capacity_bytes_per_gpu)})
+    raise refusal("plan.does_not_fit", {**where, "context": sc.prompt_tokens + sc.output_tokens})
+
+
 def _refuse_unreachable(costs, workload, targets, disaggregated) -> None:
     sc = costs.scenario
     where = {"gpus": sc.gpus, "gpu": costs.gpu.name, "model": costs.setup.model.name}
-    if costs.most_sequences < 1:
-        raise refusal("plan.does_not_fit", {**where, "context": sc.prompt_tokens + sc.output_tokens})
     ttft_floor, tpot_floor = zero_load_floors(costs, workload, disaggregated)
     if targets.ttft_p90_seconds < ttft_floor:
         raise refusal("plan.ttft_unreachable", {**where, "got": targets.ttft_p90_seconds,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.errors import refusal
-from engine.plan import MAX_FLEET_GPUS
+from engine.plan import MAX_FLEET_GPUS, refuse_unless_a_request_fits
 from engine.plan_search import sustained_rate, workload_for
 from engine.plan_costs import replica_costs
 from engine.plan_simulation import simulate_replica
@@ -56,10 +56,7 @@ def latency_curve(scenario: Scenario, traffic: Traffic, replicas: int, rates=Non
     most = MAX_FLEET_GPUS // costs.gpus_per_replica
     if isinstance(replicas, bool) or not isinstance(replicas, int) or not 1 <= replicas <= most:
         raise refusal("scenario.whole_number", {"field": "replicas", "low": 1, "high": most, "got": replicas})
-    if costs.most_sequences < 1:
-        raise refusal("plan.does_not_fit", {"model": costs.setup.model.name, "gpus": scenario.gpus,
-                                            "gpu": costs.gpu.name,
-                                            "context": scenario.prompt_tokens + scenario.output_tokens})
+    refuse_unless_a_request_fits(costs)
     workload = workload_for(costs, traffic, CURVE_REQUESTS)
     capacity = replicas * sustained_rate(costs, workload)
     if rates is None:

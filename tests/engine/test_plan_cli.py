@@ -76,7 +76,9 @@ def test_the_text_names_the_fleet_the_p90s_the_binding_and_the_price(capsys):
     (["--rate", "10", "--ttft-slo", "1", "--tpot-slo", "0.05", "--seed", "-1"], "The seed must be a whole number"),
     (["--rate", "10", "--ttft-slo", "1", "--tpot-slo", "0.05", "--seed", "1.5"], "--seed must be a whole number"),
     (["--rate", "10", "--ttft-slo", "1", "--tpot-slo", "0.05", "--batch", "0"], "The batch must be a whole number"),
-    (["--rate", "10", "--ttft-slo", "1", "--tpot-slo", "0.05", "--gpus", "1"], "leaves no room for the KV cache"),
+    (["--rate", "10", "--ttft-slo", "1", "--tpot-slo", "0.05", "--gpus", "1"], "weights and runtime need 142 GB on each of 1 ×"),
+    (["--rate", "1", "--ttft-slo", "100", "--tpot-slo", "1", "--prompt", "100000", "--output", "30000"],
+     "leaves no room for the KV cache of even one request of 130,000 tokens"),
     (["--rate", "10", "--tpot-slo", "0.05", "--ttft-slo"], "--ttft-slo needs a value"),
 ])
 def test_bad_plans_are_refused_in_one_sentence_with_exit_status_2(capsys, arguments, words):
@@ -103,6 +105,8 @@ def _plan_refusals() -> list[InputError]:
         caught(lambda: plan_fleet(default, Traffic(1), Targets(1, 0.001))),
         caught(lambda: plan_fleet(default, Traffic(1e5), Targets(1, 0.05))),
         caught(lambda: plan_fleet(Scenario(gpus=1), Traffic(1), Targets(1, 0.05))),
+        caught(lambda: plan_fleet(Scenario(gpus=2, prompt_tokens=100_000, output_tokens=30_000), Traffic(1),
+                                  Targets(100, 1))),
         caught(lambda: latency_curve(default, Traffic(1), 0)),
         caught(lambda: language_prices(default, Traffic(1), Targets(1, 0.05), {"zh": 300},
                                        list_usd_per_million_input_tokens=1, list_usd_per_million_output_tokens=1)),
@@ -125,7 +129,7 @@ def test_every_plan_refusal_has_a_code_and_both_languages_in_errors_toml():
         zh = document[section][name]["zh"].format(**display_values(error.code, error.values, _chinese(document)))
         assert HAN.search(zh) and zh.endswith("。") and ";" not in zh
     assert {"plan.positive", "plan.spread", "plan.ttft_unreachable", "plan.tpot_unreachable", "plan.too_many_gpus",
-            "plan.does_not_fit", "plan.reference", "scenario.whole_number"} <= codes
+            "plan.does_not_fit", "plan.weights_do_not_fit", "plan.reference", "scenario.whole_number"} <= codes
 
 
 def _chinese(document):
