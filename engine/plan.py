@@ -71,12 +71,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.errors import refusal
+from engine.memory import plan_memory
 from engine.plan_costs import ReplicaCosts, fleet_nodes, gpus_per_node, replica_costs
 from engine.plan_search import ReplicaSearch, workload_for
 from engine.plan_simulation import Workload
 from engine.plan_traffic import Targets, Traffic, validate_demand
 from engine.scenario import MAX_BATCH, Scenario
-from engine.memory import plan_memory
 from engine.units import format_bytes, format_number, format_seconds
 
 MAX_FLEET_GPUS = 1024
@@ -194,7 +194,8 @@ def _plan(costs: ReplicaCosts, traffic: Traffic, targets: Targets, pools: list[R
         prefill_replicas=by_kind["prefill"].replicas if "prefill" in by_kind else 0,
         decode_replicas=by_kind["decode"].replicas if "decode" in by_kind else 0,
         mean_batch=mean_batch, replica_capacity_requests_per_second=binding_pool.sustained,
-        utilisation=rate / binding_pool.replicas / binding_pool.sustained, most_sequences=costs.most_sequences, gpus_per_node=gpus_per_node(costs.gpu),
+        utilisation=rate / binding_pool.replicas / binding_pool.sustained, most_sequences=costs.most_sequences,
+        gpus_per_node=gpus_per_node(costs.gpu),
         model_name=costs.setup.model.name, gpu_name=costs.gpu.name,
         scenario=costs.scenario, traffic=traffic, targets=targets)
 

@@ -42,7 +42,7 @@ from engine.memory import PREFILL_CHUNK_TOKENS, plan_memory
 from engine.parallel import link_bytes_per_second_one_direction
 from engine.passes import prefill_work
 from engine.request import time_pass
-from engine.scenario import MAX_BATCH, Scenario
+from engine.scenario import MAX_BATCH, Scenario, validate_scenario
 from engine.sweep import decode_step_seconds
 
 # Provisional (until eng-nodes' ``Gpu.node_gpus``): servers hold 8 GPUs: DGX/HGX H100, H800, H200,
@@ -167,11 +167,12 @@ def replica_costs(scenario: Scenario, catalog=None, batch_limit: int = MAX_BATCH
     The scenario's own ``batch`` is not used: the planner chooses the batch. ``batch_limit`` caps it
     (a serving stack's ``max_num_seqs``); memory caps it further.
     """
+    scenario = replace(validate_scenario(scenario), batch=1)       # the batch is the plan's to choose
     key = (scenario, id(catalog), batch_limit)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is catalog:
         return hit[1]
-    resolved = resolve(replace(scenario, batch=1), catalog)
+    resolved = resolve(scenario, catalog)
     s = setup(*resolved)
     sc = s.scenario
     most = _most_sequences(s, sc.prompt_tokens, sc.output_tokens, batch_limit)

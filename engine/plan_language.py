@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from engine.errors import refusal
 from engine.plan import FleetPlan, plan_fleet
 from engine.plan_traffic import Targets, Traffic, checked_number
-from engine.scenario import Scenario
+from engine.scenario import Scenario, validate_scenario
 
 MAX_TOKENS_PER_THOUSAND_CHARACTERS = 10_000.0   # beyond one token per byte of the longest UTF-8 character
 MAX_LIST_USD_PER_MILLION_TOKENS = 1e6
@@ -59,13 +59,16 @@ def language_prices(scenario: Scenario, traffic: Traffic, targets: Targets,
     Raises ``InputError`` for a bad rate of tokens or list price, a missing reference language,
     or anything ``plan_fleet`` refuses for one of the languages.
     """
+    scenario = validate_scenario(scenario)
     rates = dict(tokens_per_thousand_characters) if isinstance(tokens_per_thousand_characters, Mapping) else None
     if rates is None or reference not in rates:
         raise refusal("plan.reference", {"reference": reference, "got": sorted(rates) if rates else []})
     for language, rate in rates.items():
         checked_number(rate, "tokens_per_thousand_characters", MAX_TOKENS_PER_THOUSAND_CHARACTERS)
-    list_input = checked_number(list_usd_per_million_input_tokens, "list_input_price", MAX_LIST_USD_PER_MILLION_TOKENS)
-    list_output = checked_number(list_usd_per_million_output_tokens, "list_output_price", MAX_LIST_USD_PER_MILLION_TOKENS)
+    list_input = checked_number(list_usd_per_million_input_tokens, "list_input_price",
+                                MAX_LIST_USD_PER_MILLION_TOKENS)
+    list_output = checked_number(list_usd_per_million_output_tokens, "list_output_price",
+                                 MAX_LIST_USD_PER_MILLION_TOKENS)
     prompt_characters = scenario.prompt_tokens / rates[reference] * THOUSAND
     output_characters = scenario.output_tokens / rates[reference] * THOUSAND
     prices = {}

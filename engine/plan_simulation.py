@@ -115,7 +115,9 @@ class ReplicaRun:
 
 def simulate_replica(costs: ReplicaCosts, workload: Workload, rate_per_second: float,
                      kind: str = "colocated") -> ReplicaRun:
-    """Run one replica of ``kind`` (module docstring) on ``workload`` arriving at ``rate_per_second``."""
+    """Run one replica of ``kind`` (one of ``KINDS``, module docstring) on ``workload`` at ``rate_per_second``."""
+    if kind not in KINDS:
+        raise ValueError(f"a replica is one of {KINDS}, not {kind!r}")
     prefills, decodes = kind != "decode", kind != "prefill"
     arrival = (workload.unit_arrival_seconds / rate_per_second).tolist()
     prompt = workload.prompt_tokens.tolist()

@@ -59,12 +59,17 @@ def _seed(value) -> int:
 
 def validate_demand(traffic: Traffic, targets: Targets) -> tuple[Traffic, Targets]:
     """Check every field of both; return them with plain floats and ints (``InputError`` for the first bad one)."""
+    if not isinstance(traffic, Traffic):
+        raise refusal("plan.traffic_type", {"got": type(traffic).__name__})
+    if not isinstance(targets, Targets):
+        raise refusal("plan.targets_type", {"got": type(targets).__name__})
     checked_traffic = replace(
         traffic,
         requests_per_second=checked_number(traffic.requests_per_second, "requests_per_second", MAX_REQUESTS_PER_SECOND),
         prompt_spread=checked_number(traffic.prompt_spread, "prompt_spread", MAX_SPREAD, "plan.spread", True),
         output_spread=checked_number(traffic.output_spread, "output_spread", MAX_SPREAD, "plan.spread", True),
         seed=_seed(traffic.seed))
-    checked_targets = Targets(ttft_p90_seconds=checked_number(targets.ttft_p90_seconds, "ttft_target", MAX_TARGET_SECONDS),
-                              tpot_p90_seconds=checked_number(targets.tpot_p90_seconds, "tpot_target", MAX_TARGET_SECONDS))
+    checked_targets = Targets(
+        ttft_p90_seconds=checked_number(targets.ttft_p90_seconds, "ttft_target", MAX_TARGET_SECONDS),
+        tpot_p90_seconds=checked_number(targets.tpot_p90_seconds, "tpot_target", MAX_TARGET_SECONDS))
     return checked_traffic, checked_targets

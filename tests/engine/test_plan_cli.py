@@ -98,6 +98,8 @@ def _plan_refusals() -> list[InputError]:
     default = Scenario(gpus=2)
     return [
         caught(lambda: plan_fleet(default, Traffic(0), Targets(1, 0.05))),
+        caught(lambda: plan_fleet(default, 10, Targets(1, 0.05))),
+        caught(lambda: plan_fleet(default, Traffic(1), (1, 0.05))),
         caught(lambda: plan_fleet(default, Traffic(1, prompt_spread=-1), Targets(1, 0.05))),
         caught(lambda: plan_fleet(default, Traffic(1, seed=2**32), Targets(1, 0.05))),
         caught(lambda: plan_fleet(default, Traffic(1), Targets(float("nan"), 0.05))),
@@ -129,7 +131,8 @@ def test_every_plan_refusal_has_a_code_and_both_languages_in_errors_toml():
         zh = document[section][name]["zh"].format(**display_values(error.code, error.values, _chinese(document)))
         assert HAN.search(zh) and zh.endswith("。") and ";" not in zh
     assert {"plan.positive", "plan.spread", "plan.ttft_unreachable", "plan.tpot_unreachable", "plan.too_many_gpus",
-            "plan.does_not_fit", "plan.weights_do_not_fit", "plan.reference", "scenario.whole_number"} <= codes
+            "plan.does_not_fit", "plan.weights_do_not_fit", "plan.reference", "plan.traffic_type", "plan.targets_type",
+            "scenario.whole_number"} <= codes
 
 
 def _chinese(document):
