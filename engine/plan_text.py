@@ -8,10 +8,11 @@ from engine.units import format_count, format_number, format_percent, format_sec
 LABEL_WIDTH = 16
 
 _BINDING = {
-    "latency": "the latency targets: each replica runs at {use} of what it could sustain",
+    "latency": "the latency targets: they keep each replica below {share} of what it sustains "
+               "(it runs at {use})",
     "memory": "memory: the KV cache that fits caps the batch at {most} sequences while decoding still waits "
               "on HBM (replicas at {use} of what they sustain)",
-    "compute": "compute: each replica runs at {use} of what its GPUs sustain",
+    "compute": "compute: the GPUs' own speed (replicas at {use} of what they sustain)",
 }
 
 
@@ -51,12 +52,13 @@ def plan_as_text(plan: FleetPlan) -> str:
         _line("P90 reached", f"first token {format_seconds(plan.ttft_p90_seconds)}, "
                              f"{format_seconds(plan.tpot_p90_seconds)} per token"),
         _line("binding", _BINDING[plan.binding].format(use=format_percent(plan.utilisation, 2),
+                                                       share=format_percent(LATENCY_BOUND_SHARE, 2),
                                                        most=format_count(plan.most_sequences))),
         _line("price", f"{format_usd(plan.usd_per_million_input_tokens)} per million input tokens, "
                        f"{format_usd(plan.usd_per_million_output_tokens)} per million output tokens "
                        f"at {format_usd(sc.usd_per_gpu_hour)} per GPU-hour"),
         "",
-        f"Simulated: continuous batching over the engine's step times; 'latency' when replicas run below "
-        f"{format_percent(LATENCY_BOUND_SHARE, 2)} of what they sustain.",
+        "Simulated: Poisson arrivals, whole prompts prefilled first, then continuous batching over the engine's "
+        "step times (engine/plan.py).",
     ]
     return "\n".join(lines)
