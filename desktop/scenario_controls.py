@@ -7,11 +7,13 @@ ranges); what only the engine can judge comes back as the store's one-sentence
 error, shown inline under the controls (in the app's language, re-read when
 the language changes), and the control returns to the value in use.
 
-The number of GPUs offers only the counts tensor parallelism allows for the
-model in use (``engine.parallel.allowed_gpu_counts``): its arrows step from one
-allowed count to the next, and a typed count that is not one is refused by the
-box itself. Choosing a model that cannot be split over the current count also
-picks the nearest allowed count not above it, in the same store update.
+The number of GPUs offers only the counts whose default layout can share the
+model in use on the GPU in use (``engine.layout.default_layout_gpu_counts``:
+tensor parallelism inside a node, pipeline stages across nodes, up to 1,024
+GPUs): its arrows step from one allowed count to the next, and a typed count
+that is not one is refused by the box itself. Choosing a model or a GPU that
+cannot be laid out over the current count also picks the nearest allowed count
+not above it, in the same store update.
 
 The mode says where the numbers come from: "ideal" is the pure roofline at
 100% of peak (what scene 1 draws), "realistic" (the default) applies the
@@ -32,7 +34,7 @@ from desktop.kit.signals import signals_blocked
 from engine import InputError, Scenario
 from engine.catalog import Catalog
 from engine.efficiency import REALISTIC
-from engine.parallel import allowed_gpu_counts
+from engine.layout import default_layout_gpu_counts
 from engine.scenario import MAX_BATCH, MAX_GPUS, MODES
 from engine.units import format_percent
 from widgets.theme import Theme
@@ -193,19 +195,21 @@ class ScenarioControls(QGroupBox):
     def error_text(self) -> str:
         return self.error_label.text() if not self.error_label.isHidden() else ""
 
-    def allowed_gpu_counts(self, model_id: str) -> tuple[int, ...]:
-        """The GPU counts the model ``model_id`` can be split over (every count for an id the catalogue lacks)."""
+    def allowed_gpu_counts(self, model_id: str, gpu_id: str) -> tuple[int, ...]:
+        """The GPU counts whose default layout shares ``model_id`` on ``gpu_id`` (every count for an id the
+        catalogue lacks)."""
         try:
-            return allowed_gpu_counts(self._catalog.model(model_id), limit=MAX_GPUS)
+            return default_layout_gpu_counts(self._catalog.model(model_id), self._catalog.gpu(gpu_id), limit=MAX_GPUS)
         except InputError:
             return tuple(range(1, MAX_GPUS + 1))
 
     # -- writing to the store --------------------------------------------------------
     def _on_choice_change(self, name: str) -> None:
         fields = {name: self.choices[name].currentData()}
-        if name == "model":
-            gpus = self._store.scenario.gpus
-            fields["gpus"] = max(count for count in self.allowed_gpu_counts(fields["model"]) if count <= gpus)
+        if name in ("model", "gpu"):
+            sc = self._store.scenario
+            model, gpu = fields.get("model", sc.model), fields.get("gpu", sc.gpu)
+            fields["gpus"] = max(count for count in self.allowed_gpu_counts(model, gpu) if count <= sc.gpus)
         if not self._store.update(**fields):
             self._show(self._store.scenario)
 
@@ -235,7 +239,7 @@ class ScenarioControls(QGroupBox):
             if index >= 0 and index != box.currentIndex():
                 box.setCurrentIndex(index)      # activated is only emitted by the user: no loop
         with signals_blocked(self.gpu_count, self.price, *self.counts.values()):
-            self.gpu_count.set_allowed(self.allowed_gpu_counts(scenario.model))
+            self.gpu_count.set_allowed(self.allowed_gpu_counts(scenario.model, scenario.gpu))
             for name, spin in self.counts.items():
                 spin.setValue(getattr(scenario, name))
             self.price.setValue(scenario.usd_per_gpu_hour)

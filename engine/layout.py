@@ -52,6 +52,7 @@ from functools import cached_property
 from engine.catalog_types import Gpu, Model
 from engine.errors import refusal
 from engine.parallel import allowed_gpu_counts, check_gpu_count
+from engine.scenario import MAX_GPUS
 
 DEFAULT_TENSOR_GPUS = 8     # the widest tensor group the default layout makes (module docstring)
 
@@ -116,6 +117,27 @@ def default_tensor(model: Model, gpu: Gpu, gpus: int) -> int:
         return in_node
     wider = [c for c in allowed_gpu_counts(model, gpus) if gpus % c == 0 and gpus // c <= model.layers]
     return min(wider) if wider else in_node
+
+
+def default_layout_gpu_counts(model: Model, gpu: Gpu, limit: int = MAX_GPUS) -> tuple[int, ...]:
+    """The GPU counts from 1 to ``limit`` whose default layout shares ``model`` on GPUs of kind ``gpu``
+    (``plan_layout`` with no degrees given accepts exactly these): within a node of up to 8, the counts
+    tensor parallelism allows; past it, those that some allowed tensor group divides into at most as
+    many pipeline stages as the model has layers."""
+    key = (id(model), gpu.node_gpus, limit)
+    hit = _DEFAULT_COUNTS.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    group = min(gpu.node_gpus, DEFAULT_TENSOR_GPUS)
+    tensors = allowed_gpu_counts(model, limit)
+    counts = tuple(g for g in range(1, limit + 1)
+                   if (g in tensors if g <= group else
+                       any(g % t == 0 and g // t <= model.layers for t in tensors if t <= g)))
+    _DEFAULT_COUNTS[key] = (model, counts)
+    return counts
+
+
+_DEFAULT_COUNTS: dict[tuple, tuple[Model, tuple[int, ...]]] = {}
 
 
 def _default_expert(model: Model, stage_gpus: int) -> int:

@@ -6,7 +6,7 @@ import pytest
 from engine.cli import main
 from engine.efficiency import REALISTIC
 from engine.errors import InputError
-from engine.layout import plan_layout
+from engine.layout import default_layout_gpu_counts, plan_layout
 from tests.engine import fixtures as fx
 from tests.engine.fixtures import report
 
@@ -103,3 +103,17 @@ def test_the_longest_context_stops_at_the_models_maximum_and_says_so():
     assert not tight.longest_context_capped and tight.longest_context_tokens == tight.memory_context_tokens < 131_072
     data = tight.to_json_dict()
     assert data["longest_context_tokens"] == tight.longest_context_tokens and data["longest_context_capped"] is False
+
+
+@pytest.mark.parametrize("model, gpu", [("llama-3.1-8b", "h800"), ("qwen2.5-7b", "h800"), ("deepseek-v3", "h800"),
+                                        ("llama-3.1-70b", "m3-max"), ("mixtral-8x7b", "gb200"), ("gpt-oss-20b", "l40s")])
+def test_the_default_layout_counts_are_exactly_those_the_default_layout_accepts(model, gpu):
+    m, g = fx.CATALOG.model(model), fx.CATALOG.gpu(gpu)
+    accepted = []
+    for gpus in range(1, 1025):
+        try:
+            plan_layout(m, g, gpus)
+        except InputError:
+            continue
+        accepted.append(gpus)
+    assert default_layout_gpu_counts(m, g) == tuple(accepted)
