@@ -22,7 +22,7 @@ def accepted_scenario(wanted: Scenario | None, report, catalog) -> Scenario | No
     default's own first), each with the lengths the model can hold and a GPU count it can be split over.
     None when none is accepted (a user catalogue that breaks every model or GPU)."""
     from engine.errors import InputError
-    from engine.parallel import allowed_gpu_counts
+    from engine.layout import default_layout_gpu_counts
 
     def accepted(scenario: Scenario) -> bool:
         return not isinstance(report(scenario), InputError)
@@ -40,12 +40,12 @@ def accepted_scenario(wanted: Scenario | None, report, catalog) -> Scenario | No
         longest = int(getattr(model, "max_context_tokens", 0) or 0) or DEFAULT_SCENARIO.prompt_tokens * 2
         output = max(1, min(DEFAULT_SCENARIO.output_tokens, longest // 2))
         prompt = max(1, min(DEFAULT_SCENARIO.prompt_tokens, longest - output))
-        counts = allowed_gpu_counts(model) or (1,)
-        count = min(counts, key=lambda n: (abs(n - DEFAULT_SCENARIO.gpus), n))
         for gpu_id in gpus:
             if tried >= MAX_TRIES:
                 return None
             tried += 1
+            counts = default_layout_gpu_counts(model, catalog.gpus[gpu_id], limit=64) or (1,)
+            count = min(counts, key=lambda n: (abs(n - DEFAULT_SCENARIO.gpus), n))
             scenario = Scenario(gpu=gpu_id, model=model_id, gpus=count, prompt_tokens=prompt, output_tokens=output)
             if accepted(scenario):
                 return scenario

@@ -11,11 +11,13 @@ panel's width (``RefusalNote``), until the next accepted change of any value
 puts every control back to the scenario in use. A refusal of something no
 control here asked for (a scene's control, a preset) shows at the top of the group.
 
-The number of GPUs offers only the counts tensor parallelism allows for the
-model in use (``engine.parallel.allowed_gpu_counts``): its arrows step from one
-allowed count to the next, and a typed count that is not one is refused by the
-box itself. Choosing a model that cannot be split over the current count also
-picks the nearest allowed count not above it, in the same store update.
+The number of GPUs offers only the counts whose default layout can share the
+model in use on the GPU in use (``engine.layout.default_layout_gpu_counts``:
+tensor parallelism inside a node, pipeline stages across nodes, up to 1,024
+GPUs): its arrows step from one allowed count to the next, and a typed count
+that is not one is refused by the box itself. Choosing a model or a GPU that
+cannot be laid out over the current count also picks the nearest allowed count
+not above it, in the same store update.
 
 The mode says where the numbers come from: "ideal" is the pure roofline at
 100% of peak (what scene 1 draws), "realistic" (the default) applies the
@@ -36,7 +38,7 @@ from desktop.kit.signals import signals_blocked
 from engine import InputError, Scenario
 from engine.catalog import Catalog
 from engine.efficiency import REALISTIC
-from engine.parallel import allowed_gpu_counts
+from engine.layout import DEFAULT_TENSOR_GPUS, default_layout_gpu_counts
 from engine.scenario import MAX_BATCH, MAX_GPUS, MODES
 from engine.units import format_count, format_percent, format_usd
 from widgets.theme import Theme
@@ -55,30 +57,33 @@ CHOICES = {"gpu": "gpus", "model": "models", "weights": "precisions", "kv": "pre
 class GpuCountBox(QSpinBox):
     """A spin box that holds only allowed GPU counts (``set_allowed``).
 
-    Arrows, Page keys and the wheel step from one allowed count to the next;
-    typing lets through only digits that can still become an allowed count, and
-    a number that is not one when editing ends is refused: the box goes back to
-    its previous count.
+    Arrows, Page keys and the wheel step from one count of ``steps`` to the
+    next (by default every allowed count); typing lets through only digits that
+    can still become an allowed count, and a number that is not one when editing
+    ends is refused: the box goes back to its previous count.
     """
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._allowed: tuple[int, ...] = tuple(range(1, MAX_GPUS + 1))
+        self._steps = self._allowed
         self.setRange(1, MAX_GPUS)
 
     def allowed(self) -> tuple[int, ...]:
         return self._allowed
 
-    def set_allowed(self, counts: tuple[int, ...]) -> None:
-        """Offer only ``counts`` (ascending, starting at 1); the value is left for the caller to set."""
+    def set_allowed(self, counts: tuple[int, ...], steps: tuple[int, ...] | None = None) -> None:
+        """Offer only ``counts`` (ascending, starting at 1), the arrows stepping through ``steps`` (some of them;
+        default: all); the value is left for the caller to set."""
         self._allowed = tuple(counts)
+        self._steps = self._allowed if steps is None else tuple(steps)
         self.setRange(self._allowed[0], self._allowed[-1])
 
     def stepBy(self, steps: int) -> None:
-        """Move ``steps`` allowed counts up (or down), stopping at the first or last."""
+        """Move ``steps`` counts of the arrows' steps up (or down), stopping at the first or last."""
         value = self.value()
-        above = [count for count in self._allowed if count > value]
-        below = [count for count in self._allowed if count < value]
+        above = [count for count in self._steps if count > value]
+        below = [count for count in self._steps if count < value]
         if steps > 0 and above:
             self.setValue(above[min(steps, len(above)) - 1])
         elif steps < 0 and below:
@@ -267,19 +272,32 @@ class ScenarioControls(QGroupBox):
         self.error_label.hide()
         self.refusal_notes[name].setText(text)
 
-    def allowed_gpu_counts(self, model_id: str) -> tuple[int, ...]:
-        """The GPU counts the model ``model_id`` can be split over (every count for an id the catalogue lacks)."""
+    def allowed_gpu_counts(self, model_id: str, gpu_id: str) -> tuple[int, ...]:
+        """The GPU counts whose default layout shares ``model_id`` on ``gpu_id`` (every count for an id the
+        catalogue lacks)."""
         try:
-            return allowed_gpu_counts(self._catalog.model(model_id), limit=MAX_GPUS)
+            return default_layout_gpu_counts(self._catalog.model(model_id), self._catalog.gpu(gpu_id), limit=MAX_GPUS)
         except InputError:
             return tuple(range(1, MAX_GPUS + 1))
+
+    def stepped_gpu_counts(self, counts: tuple[int, ...], gpu_id: str) -> tuple[int, ...]:
+        """The counts the arrows step through: every allowed count within one tensor group of a node, then whole
+        groups of the widest (8, 16, 24 ... on an HGX board), as deployments grow: 9 GPUs, one a stage, is a
+        layout the engine accepts when typed, not a step anyone takes from 8."""
+        try:
+            group = min(self._catalog.gpu(gpu_id).node_gpus, DEFAULT_TENSOR_GPUS)
+        except InputError:
+            return counts
+        widest = max(count for count in counts if count <= group)
+        return tuple(count for count in counts if count <= group or count % widest == 0)
 
     # -- writing to the store --------------------------------------------------------
     def _on_choice_change(self, name: str) -> None:
         fields = {name: self.choices[name].currentData()}
-        if name == "model":
-            gpus = self._store.scenario.gpus
-            fields["gpus"] = max(count for count in self.allowed_gpu_counts(fields["model"]) if count <= gpus)
+        if name in ("model", "gpu"):
+            sc = self._store.scenario
+            model, gpu = fields.get("model", sc.model), fields.get("gpu", sc.gpu)
+            fields["gpus"] = max(count for count in self.allowed_gpu_counts(model, gpu) if count <= sc.gpus)
         self._ask(name, fields)
 
     def _on_mode_change(self) -> None:
@@ -343,7 +361,8 @@ class ScenarioControls(QGroupBox):
             if name != keep and index >= 0 and index != box.currentIndex():
                 box.setCurrentIndex(index)      # activated is only emitted by the user: no loop
         with signals_blocked(self.gpu_count, self.price, *self.counts.values()):
-            self.gpu_count.set_allowed(self.allowed_gpu_counts(scenario.model))
+            counts = self.allowed_gpu_counts(scenario.model, scenario.gpu)
+            self.gpu_count.set_allowed(counts, self.stepped_gpu_counts(counts, scenario.gpu))
             for name, spin in self.counts.items():
                 if name != keep:
                     spin.setValue(getattr(scenario, name))

@@ -203,6 +203,8 @@ def _fields_of(error: InputError, scenario: Scenario) -> tuple[str, ...]:
         if kind == "precision":
             return ("weights",) if values.get("got") == scenario.weights else ("kv",)
         return (kind,) if kind in ("gpu", "model") else ()
+    if code.startswith("layout."):         # GPUs the layout cannot share the model over: the count and its degrees
+        return ("gpus",) + tuple(name for name in ("tp", "pp", "ep") if getattr(scenario, name))
     return {"scenario.context": ("prompt_tokens", "output_tokens"), "model.context": ("prompt_tokens", "output_tokens"),
             "scenario.price": ("usd_per_gpu_hour",), "scenario.mode": ("mode",)}.get(
         code, ("gpus",) if code.startswith("parallel.") else ())

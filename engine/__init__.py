@@ -7,12 +7,16 @@ Where each formula lives: ``parameters`` (counting a model's weights),
 ``kv_cache`` (bytes per token, GQA, MLA and sliding windows), ``memory`` (what fits in HBM),
 ``roofline`` (peak, bandwidth, ridge point), ``passes`` (FLOPs and bytes of
 prefill and a decode step), ``parallel`` (tensor parallelism and all-reduce),
+``layout`` (nodes; tensor, pipeline and expert degrees), ``communication`` (what
+each level costs: node link, PCIe, network), ``deployment`` (a model on its GPUs),
 ``efficiency`` (ideal vs realistic, with sources), ``request`` (TTFT, TPOT,
 decode share), ``cost`` (prices per million tokens), ``sweep`` (vectorised
 curves over context length), ``compute`` (the report), ``import_model`` (a model
-from its config.json into the user's catalogue), ``cli`` (``python -m engine``),
-``levers`` (speculative decoding, prefix caching, KV allocation, FlashAttention,
-offloading, disaggregation, KV precision at long context: ``levers.lever_outcome``).
+from its config.json into the user's catalogue), ``levers`` (speculative decoding,
+prefix caching, KV allocation, FlashAttention, offloading, disaggregation, KV
+precision at long context: ``levers.lever_outcome``), ``plan`` (a fleet for a
+request rate within latency targets: ``plan_costs``, ``plan_simulation``,
+``plan_search``, ``plan_curve``, ``plan_language``), ``cli`` (``python -m engine``).
 """
 from engine.compute import compute_report
 from engine.errors import InputError

@@ -52,7 +52,8 @@ from engine.catalog_entries import (
     EntryError, FieldChecks, build_model, positive_number, problem, quoted, sources, text, whole_number,
 )
 from engine.catalog_types import (  # noqa: F401  (Catalog, normalise_id: re-exported)
-    COMPUTE_PRECISIONS, INTERCONNECT_TOPOLOGIES, Catalog, Gpu, Precision, normalise_id,
+    COMPUTE_PRECISIONS, DEFAULT_NETWORK, DEFAULT_NETWORK_BYTES_PER_SECOND, DEFAULT_NODE_GPUS,
+    INTERCONNECT_TOPOLOGIES, Catalog, Gpu, Precision, normalise_id,
 )
 from engine.config_dir import config_dir, read_regular_file
 from engine.errors import InputError, shorten
@@ -62,7 +63,6 @@ MAX_USER_CATALOG_BYTES = 4_000_000      # a catalogue of thousands of entries; m
 _BUILTIN_FILES = {"gpus": "gpus.toml", "models": "models.toml", "precisions": "precisions.toml"}
 _KIND = {"gpus": "GPU", "models": "model", "precisions": "precision"}
 _USER_TABLES = ("gpus", "models")
-
 
 
 # --------------------------------------------------------------------------- loading
@@ -174,7 +174,8 @@ def _checked_id(raw_id: str, seen: dict) -> str:
 _GPU_NUMBERS = ("memory_bytes", "memory_bandwidth_bytes_per_second",
                 "interconnect_bytes_per_second", "pcie_bytes_per_second")
 _GPU_FIELDS = ("name", "vendor", *_GPU_NUMBERS, "flops", "interconnect", "interconnect_topology",
-               "interconnect_links", "pcie", "source", "sources", "estimated", "notes")
+               "interconnect_links", "pcie", "node_gpus", "network", "network_bytes_per_second",
+               "source", "sources", "estimated", "notes")
 
 
 def _topology(raw: dict, name: str) -> tuple[str, int]:
@@ -226,10 +227,23 @@ def _gpu(entry_id: str, raw: Any, origin: str, default_source: str | None) -> Gp
         notes=checks.take(text, "notes", required=False, default=""),
         pcie=checks.take(text, "pcie", required=False, default=""),
         estimated=checks.take(_estimated, "estimated", default=()), origin=origin,
-        interconnect_topology=topology, interconnect_links=links, **numbers,
+        interconnect_topology=topology, interconnect_links=links, **_node(checks), **numbers,
     )
     checks.done()
     return Gpu(**gpu)
+
+
+# A user's entry may leave the node fields out: then one GPU of an 8-GPU node with 400 Gb/s per GPU
+# (catalog_types.DEFAULT_NODE_GPUS); every built-in entry states its own (tests/engine/test_catalog.py).
+_NODE_FIELDS = (("node_gpus", whole_number, DEFAULT_NODE_GPUS),
+                ("network_bytes_per_second", positive_number, DEFAULT_NETWORK_BYTES_PER_SECOND),
+                ("network", text, DEFAULT_NETWORK))
+
+
+def _node(checks: FieldChecks) -> dict:
+    """``node_gpus``, ``network_bytes_per_second`` and ``network`` where the entry states them (each checked)."""
+    return {name: checks.take(read, name, default=fallback)
+            for name, read, fallback in _NODE_FIELDS if name in checks.raw}
 
 
 _PRECISION_FIELDS = ("name", "bytes_per_value", "compute_precision", "source")

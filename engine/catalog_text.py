@@ -58,6 +58,8 @@ def _gpu_lines(gpu: Gpu) -> list[str]:
         f"    peak {peaks}",
         f"    GPU link {format_bandwidth(gpu.interconnect_bytes_per_second)}: {gpu.interconnect}",
         f"    host link {format_bandwidth(gpu.pcie_bytes_per_second)}" + (f": {gpu.pcie}" if gpu.pcie else ""),
+        f"    node of {format_count(gpu.node_gpus)} {'GPU' if gpu.node_gpus == 1 else 'GPUs'}; network "
+        f"{format_bandwidth(gpu.network_bytes_per_second)} per GPU: {gpu.network}",
     ]
     if gpu.estimated:
         lines.append(f"    estimates, not published figures: {', '.join(gpu.estimated)}")

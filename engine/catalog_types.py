@@ -25,14 +25,23 @@ from engine.units import (
 #   pairs:  a bridge joins two cards only (H100 PCIe NVLink bridge); larger groups cross PCIe.
 INTERCONNECT_TOPOLOGIES = ("switch", "mesh", "pairs")
 
+# What a user's GPU entry without node fields is taken to be: one GPU of an 8-GPU
+# HGX-style node with one 400 Gb/s NIC per GPU (InfiniBand NDR, 50 GB/s each way).
+# Every built-in entry states its own (tests/engine/test_catalog.py).
+DEFAULT_NODE_GPUS = 8
+DEFAULT_NETWORK = "not stated: taken as 400 Gb/s per GPU (InfiniBand NDR)"
+DEFAULT_NETWORK_BYTES_PER_SECOND = 100e9
+
 # The precisions a GPU's ``flops_per_second`` table may name, in display order.
-COMPUTE_PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4")
+COMPUTE_PRECISIONS = ("fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4")
 
 # Where a GPU publishes no peak for a precision, the matmuls run on the next
 # unit down that it has: an A100 has no FP8 tensor cores, so FP8 weights are
 # widened and multiplied at the FP16 rate; a GPU without INT4 tensor cores
-# runs INT4 at its INT8 rate, or failing that FP16. FP32 has no fallback: no
-# other unit's figure is an honest FP32 peak.
+# runs INT4 at its INT8 rate, or failing that FP16; a GPU without FP4 tensor
+# cores (everything before Blackwell) widens FP4 weights to FP16 (vLLM's Marlin
+# kernels run NVFP4 checkpoints on Hopper so). FP32 has no fallback: no other
+# unit's figure is an honest FP32 peak.
 FLOPS_FALLBACK: dict[str, tuple[str, ...]] = {
     "fp32": ("fp32",),
     "fp16": ("fp16",),
@@ -40,6 +49,7 @@ FLOPS_FALLBACK: dict[str, tuple[str, ...]] = {
     "fp8": ("fp8", "fp16"),
     "int8": ("int8", "fp16"),
     "int4": ("int4", "int8", "fp16"),
+    "fp4": ("fp4", "fp16"),
 }
 
 
@@ -53,6 +63,8 @@ PHYSICAL_RANGES: dict[str, tuple[float, float, Callable[[float], str]]] = {
     "pcie_bytes_per_second": (1e8, 1e15, format_bandwidth),
     "flops": (1e11, 1e18, format_flops),
     "interconnect_links": (1, 64, format_count),
+    "node_gpus": (1, 1_024, format_count),
+    "network_bytes_per_second": (1e8, 1e15, format_bandwidth),
     "layers": (1, 1_000, format_count),
     "hidden_size": (1, 1_000_000, format_count),
     "attention_heads": (1, 10_000, format_count),
@@ -113,6 +125,9 @@ class Gpu:
     origin: str = "built-in"                  # "built-in", or the path of the user's catalogue file
     interconnect_topology: str = "switch"     # one of INTERCONNECT_TOPOLOGIES
     interconnect_links: int = 0               # mesh only: direct links per GPU sharing the figure
+    node_gpus: int = DEFAULT_NODE_GPUS        # GPUs of one node, joined by the interconnect (8 on HGX, 72 on NVL72)
+    network: str = DEFAULT_NETWORK            # the scale-out network between nodes, in words
+    network_bytes_per_second: float = DEFAULT_NETWORK_BYTES_PER_SECOND   # per GPU, both directions summed
 
     def flops_precision_for(self, compute_precision: str) -> str:
         """The precision whose published peak the matmuls run at (see ``FLOPS_FALLBACK``)."""

@@ -41,7 +41,7 @@ def _budget_bytes(text: str | None):
 
 
 def run_probe(args: argparse.Namespace, catalog=None) -> int:
-    from engine.cli_output import catalog_with_warnings, finite, terminal_text
+    from engine.cli_parsing import catalog_with_warnings, finite, terminal_text
     from engine.probe import probe_machine
     from engine.probe_result import result_as_text
 

@@ -8,7 +8,7 @@ a few tens of microseconds (``benchmarks/engine_speed.py``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.batch_search import smallest_batch
 from engine.catalog import default_catalog
@@ -16,18 +16,18 @@ from engine.catalog_types import Gpu, Model, Precision
 from engine.cost import token_prices
 from engine.deployment import Deployment, deploy
 from engine.efficiency import EFFICIENCIES
-from engine.levers.draft import resolve_draft
+from engine.layout import Layout, plan_layout
+from engine.levers.draft import draft_layout, resolve_draft
 from engine.levers.fields import check_reservation
-from engine.levers.kv_allocation import kv_tokens_held
+from engine.levers.kv_allocation import kv_tokens_held_by
 from engine.levers.on_report import max_batch_of, with_speculative_decoding
 from engine.memory import MemoryPlan, plan_memory
-from engine.parallel import check_gpu_count
 from engine.parameters import ParameterCounts, parameter_counts
-from engine.passes import DecodeStepWork, decode_step_work, prefill_work
+from engine.passes import DecodeStepWork, PassWork, decode_step_work, micro_batches, prefill_work
 from engine.report import DecodeReport, PrefillReport, Report
-from engine.request import Machine, mean_decode_context, request_timeline, time_pass
-from engine.roofline import compute_precision_used, peak_flops, ridge_point
-from engine.scenario import Scenario, validate_scenario
+from engine.request import Machine, PassTiming, mean_decode_context, request_timeline, time_pass
+from engine.roofline import compute_precision_used, is_dequantised, peak_flops, ridge_point, wide_precision
+from engine.scenario import Scenario, check_model_context, validate_scenario
 
 _COUNTS: dict[int, tuple[Model, ParameterCounts]] = {}
 
@@ -59,6 +59,10 @@ class Setup:
         return self.deployment.counts
 
     @property
+    def layout(self) -> Layout:
+        return self.deployment.layout
+
+    @property
     def kv_bytes_per_token(self) -> float:
         return self.deployment.kv_bytes_per_token
 
@@ -72,7 +76,6 @@ def resolve(scenario: Scenario, catalog=None) -> tuple[Scenario, Gpu, Model, Pre
     scenario = validate_scenario(scenario)
     if catalog is None:
         catalog = default_catalog()
-    from engine.scenario import check_model_context     # the model's own longest context
     model = catalog.model(scenario.model)
     check_model_context(scenario, model)
     check_reservation(scenario, model)
@@ -80,37 +83,83 @@ def resolve(scenario: Scenario, catalog=None) -> tuple[Scenario, Gpu, Model, Pre
             catalog.precision(scenario.weights), catalog.precision(scenario.kv))
 
 
-def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision,
-          draft: Model | None = None) -> Setup:
-    """Derive the machine and the model's per-token sizes for a validated scenario.
+_DEPLOYED: dict[tuple, tuple] = {}
+_DEPLOYED_LIMIT = 512          # distinct deployments remembered (a session explores a few dozen)
 
-    ``draft``: the draft model of ``scenario.draft_model`` as ``resolve_draft`` found it; looked up
-    in the built-in catalogue when not given.
+
+def deployed(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision,
+             kv: Precision) -> tuple[Deployment, Machine, str]:
+    """The deployment, the machine and the compute precision of a validated scenario's GPUs and model.
+
+    They depend on neither the batch nor the lengths, so they are remembered per catalogue entry,
+    GPU count, layout and mode, and a control that changes the batch or the prompt pays for none of it.
     """
-    check_gpu_count(model, scenario.gpus)
-    if draft is None and scenario.draft_model:
-        draft = resolve_draft(scenario, model, default_catalog())
+    efficiency = EFFICIENCIES[scenario.mode]
+    parts = (gpu, model, weights, kv, efficiency)
+    key = (*map(id, parts), scenario.gpus, scenario.tp, scenario.pp, scenario.ep)
+    entry = _DEPLOYED.get(key)
+    if entry is not None and all(a is b for a, b in zip(entry[0], parts)):
+        return entry[1]
+    layout = plan_layout(model, gpu, scenario.gpus, scenario.tp, scenario.pp, scenario.ep)
     compute_precision = compute_precision_used(gpu, weights)
     machine = Machine(peak_flops_per_gpu=peak_flops(gpu, weights),
                       bandwidth_bytes_per_second_per_gpu=gpu.memory_bandwidth_bytes_per_second,
-                      gpus=scenario.gpus, efficiency=EFFICIENCIES[scenario.mode],
-                      compute_precision=compute_precision, gpu_id=gpu.id)
-    return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv,
-                 deployment=deploy(model, gpu, scenario.gpus, weights, kv, counts_for(model)),
-                 machine=machine, compute_precision=compute_precision,
-                 draft=None if draft is None else deploy(draft, gpu, scenario.gpus, weights, kv, counts_for(draft)))
+                      gpus=scenario.gpus, efficiency=efficiency, compute_precision=compute_precision, gpu_id=gpu.id,
+                      wide_peak_flops_per_gpu=gpu.peak_flops_for(wide_precision(weights)),
+                      dequantised=is_dequantised(gpu, weights),
+                      vector_flops_per_gpu=gpu.flops_per_second.get("fp32", 0.0))
+    value = (deploy(model, gpu, layout, weights, kv, counts_for(model)), machine, compute_precision)
+    if len(_DEPLOYED) >= _DEPLOYED_LIMIT:
+        _DEPLOYED.clear()
+    _DEPLOYED[key] = (parts, value)
+    return value
+
+
+def setup(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision,
+          draft: Model | None = None) -> Setup:
+    """Derive the layout, the machine and the model's per-token sizes for a validated scenario.
+
+    ``draft``: the draft model of ``scenario.draft_model`` as ``resolve_draft`` found it; looked up
+    in the built-in catalogue when not given. It runs on the target's layout (``draft_layout``).
+    """
+    deployment, machine, compute_precision = deployed(scenario, gpu, model, weights, kv)
+    if draft is None and scenario.draft_model:
+        draft = resolve_draft(scenario, model, default_catalog())
+    drafted = None if draft is None else deploy(draft, gpu, draft_layout(draft, deployment.layout), weights, kv,
+                                                counts_for(draft))
+    return Setup(scenario=scenario, gpu=gpu, model=model, weights=weights, kv=kv, deployment=deployment,
+                 machine=machine, compute_precision=compute_precision, draft=drafted)
 
 
 def decode_step_of(s: Setup, batch: int | None = None) -> DecodeStepWork:
-    """The decode step of ``s``'s batch (or of ``batch`` sequences), linear in the context."""
+    """The decode step of ``s``'s batch (or of ``batch`` sequences), linear in the context: that of its
+    largest pipeline micro-batch, which is also the time between two tokens of each sequence."""
     return decode_step_work(s.deployment, batch=s.scenario.batch if batch is None else batch)
+
+
+def prefill_of(s: Setup) -> tuple[PassWork, PassTiming]:
+    """The prefill of ``s``'s batch: the work of the whole batch and the time to its first tokens.
+
+    A pipeline prefills ``m`` micro-batches in ``(m + P - 1) / P`` passes of one (``engine.passes``).
+    """
+    sc, d = s.scenario, s.deployment
+    cached = sc.cached_prefix_tokens
+    whole = prefill_work(d, batch=sc.batch, prompt_tokens=sc.prompt_tokens, cached_tokens=cached)
+    m = micro_batches(d, sc.batch)
+    if m == 1:
+        return whole, time_pass(whole, s.machine)
+    one = time_pass(prefill_work(d, batch=-(-sc.batch // m), prompt_tokens=sc.prompt_tokens, cached_tokens=cached),
+                    s.machine)
+    seconds = one.seconds * (m + d.layout.pipeline - 1) / d.layout.pipeline
+    utilisation = min(1.0, whole.flops / (seconds * s.machine.peak_flops_per_gpu * s.machine.gpus))
+    return whole, replace(one, seconds=seconds, utilisation=utilisation)
 
 
 def memory_of(s: Setup) -> MemoryPlan:
     """How each GPU's HBM is shared out for ``s``'s batch and context."""
     sc = s.scenario
     return plan_memory(s.deployment, batch=sc.batch, prompt_tokens=sc.prompt_tokens, output_tokens=sc.output_tokens,
-                       kv_tokens=kv_tokens_held(sc, s.model))
+                       held_tokens=lambda sequences: kv_tokens_held_by(sc, s.model, sequences))
 
 
 def report_for(scenario: Scenario, gpu: Gpu, model: Model, weights: Precision, kv: Precision) -> Report:
@@ -151,18 +200,17 @@ def decode_crossover_batch(scenario: Scenario, catalog=None) -> int | None:
 
 
 def _report(s: Setup) -> Report:
-    sc, machine, g = s.scenario, s.machine, s.scenario.gpus
+    sc, machine, g, layout = s.scenario, s.machine, s.scenario.gpus, s.layout
     memory = memory_of(s)
 
-    prefill = prefill_work(s.deployment, batch=sc.batch, prompt_tokens=sc.prompt_tokens,
-                           cached_tokens=sc.cached_prefix_tokens)
-    prefill_timing = time_pass(prefill, machine)
+    prefill, prefill_timing = prefill_of(s)
     step = decode_step_of(s)
     timeline = request_timeline(prefill_timing, step, machine, sc.prompt_tokens, sc.output_tokens)
     mean_step = step.at(timeline.mean_context_tokens)
     mean_timing = time_pass(mean_step, machine)
     prices = token_prices(prefill_timing.seconds, timeline.tpot_seconds, g, sc.batch,
                           sc.prompt_tokens, sc.usd_per_gpu_hour)
+    eff = machine.efficiency
     return with_speculative_decoding(s, Report(
         weights_bytes=memory.weights_bytes,
         weights_bytes_per_gpu=memory.weights_bytes_per_gpu,
@@ -173,25 +221,32 @@ def _report(s: Setup) -> Report:
         fits=memory.fits,
         ridge_flops_per_byte=ridge_point(s.gpu, s.weights),
         prefill=PrefillReport(
-            flops=prefill.flops, bytes=prefill.bytes_per_gpu * g, seconds=prefill_timing.seconds,
+            flops=prefill.flops, bytes=prefill.bytes, seconds=prefill_timing.seconds,
             bound=prefill_timing.bound, utilisation=prefill_timing.utilisation,
             compute_seconds=prefill_timing.compute_seconds, memory_seconds=prefill_timing.memory_seconds,
-            allreduce_seconds=prefill_timing.allreduce_seconds),
+            communication_seconds=prefill_timing.communication_seconds,
+            communication_levels=_levels(eff, prefill.transfers)),
         decode=DecodeReport(
-            flops_per_token=mean_step.flops / sc.batch, bytes_per_token=mean_step.bytes_per_gpu * g / sc.batch,
+            flops_per_token=mean_step.flops / step.sequences, bytes_per_token=mean_step.bytes / step.sequences,
             seconds_per_token=mean_timing.seconds, bound=mean_timing.bound,
             utilisation=mean_timing.utilisation, compute_seconds=mean_timing.compute_seconds,
-            memory_seconds=mean_timing.memory_seconds, context_tokens=timeline.mean_context_tokens),
+            memory_seconds=mean_timing.memory_seconds, context_tokens=timeline.mean_context_tokens,
+            communication_seconds=mean_timing.communication_seconds,
+            communication_levels=_levels(eff, mean_step.transfers)),
         ttft_seconds=timeline.ttft_seconds,
         tpot_seconds=timeline.tpot_seconds,
         total_seconds=timeline.total_seconds,
         decode_share=timeline.decode_share,
         usd_per_million_input_tokens=prices.usd_per_million_input_tokens,
         usd_per_million_output_tokens=prices.usd_per_million_output_tokens,
+        nodes=layout.nodes,
+        layout=layout,
+        longest_context_tokens=memory.max_context_tokens,
+        longest_context_capped=memory.context_capped_by_model,
+        memory_context_tokens=memory.memory_context_tokens,
         overhead_bytes_per_gpu=memory.allowance_bytes_per_gpu,
         max_context_tokens=memory.max_context_tokens,
         max_sequences=memory.max_sequences,
-        allreduce_seconds_per_step=mean_timing.allreduce_seconds,
         kv_bytes_per_gpu=memory.kv_bytes_per_gpu,
         used_bytes_per_gpu=memory.used_bytes_per_gpu,
         parameters=float(s.counts.total),
@@ -205,3 +260,8 @@ def _report(s: Setup) -> Report:
                                - memory.allowance_bytes_per_gpu),
         scenario=sc, gpu=s.gpu, model=s.model, weights_precision=s.weights, kv_precision=s.kv,
     ))
+
+
+def _levels(eff, transfers) -> tuple[tuple[str, str, float], ...]:
+    """(level, link, seconds) of each level of a pass's communication, for scenes that show where it goes."""
+    return tuple((t.level, t.link, eff.transfer_seconds(t)) for t in transfers)

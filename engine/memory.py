@@ -1,15 +1,16 @@
 """What has to sit in each GPU's HBM: weights, KV cache and a stated allowance, and whether it fits.
 
-Per GPU, under tensor parallelism over g GPUs::
+Per GPU (``engine.deployment`` says how the layout shares weights and KV out)::
 
-    used = weights / g + KV cache * kv_share_per_gpu + allowance
+    used = weights per GPU + KV cache of its sequences * kv_share_per_gpu + allowance
     free = HBM capacity - used            (negative: short by that much)
 
 The KV cache of a sequence grows with its context, except in sliding-window
 layers, which hold at most their window (``kv_bytes_per_sequence``).
 
 The weights are every parameter (MoE: all experts are resident, even though
-each token uses only a few) times the weight precision's bytes per value.
+each token uses only a few) times the weight precision's bytes per value, the
+embedding, LM head and norms in 16 bits.
 
 The allowance is stated, not hidden:
 
@@ -42,14 +43,18 @@ changes little.
 
 The longest context and the most sequences (``plan_memory``) use this same
 allowance, so the three answers (fits, longest context, most sequences) agree.
+The longest context also stops at the model's own maximum (its config's
+``max_position_embeddings``): memory may hold more, the model reads no further.
 
-Llama 3.1 70B at FP8 (70.6 GB) plus KV for 1,500 tokens (0.49 GB) plus this
+Llama 3.1 70B at FP8 (72.7 GB: 70.6 GB at one byte a weight, plus the embedding
+and LM head kept in 16 bits) plus KV for 1,500 tokens (0.49 GB) plus this
 allowance (about 1.2 GB) fits on an 80 GB H800, as the seed says.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 from engine.catalog_types import Model
 from engine.deployment import Deployment
@@ -98,7 +103,7 @@ def allowance_bytes_per_gpu(model: Model, gpus: int, batch: int, prompt_tokens: 
 
 
 def kv_bytes_per_sequence(d: Deployment, context_tokens: float) -> float:
-    """KV cache of one sequence at ``context_tokens``, whole group: windowed layers hold at most their window."""
+    """KV cache of one sequence at ``context_tokens``, all its layers: windowed layers hold at most their window."""
     return d.kv_bytes_per_token * context_tokens - d.kv_window_bytes_per_token * tokens_past_window(d.model, context_tokens)
 
 
@@ -107,7 +112,8 @@ def longest_context_in(d: Deployment, room_bytes_per_sequence: float) -> int:
 
     Past a sliding window only the full-attention layers grow; a model whose every
     layer is windowed (Mistral 7B v0.1) stops growing at the window, so memory sets
-    no limit once the window fits: the answer is then the model's own longest context.
+    no limit once the window fits: the answer is then ``MAX_CONTEXT_TOKENS`` (and the
+    model's own maximum caps it, ``plan_memory``).
     """
     per_token = d.kv_bytes_per_token
     window = d.model.sliding_window_tokens if d.kv_window_bytes_per_token else 0
@@ -115,7 +121,7 @@ def longest_context_in(d: Deployment, room_bytes_per_sequence: float) -> int:
         return math.floor(room_bytes_per_sequence / per_token)
     per_token_past = per_token - d.kv_window_bytes_per_token
     if per_token_past <= 0:
-        return d.model.max_context_tokens or MAX_CONTEXT_TOKENS
+        return MAX_CONTEXT_TOKENS
     return window + math.floor((room_bytes_per_sequence - per_token * window) / per_token_past)
 
 
@@ -131,41 +137,50 @@ class MemoryPlan:
     used_bytes_per_gpu: float
     free_bytes_per_gpu: float        # negative: short by that much
     fits: bool
-    max_context_tokens: int          # longest context each of the batch's sequences can reach
+    max_context_tokens: int          # longest context each of the batch's sequences can reach (model's maximum at most)
     max_sequences: int               # most sequences of this context that fit together
+    memory_context_tokens: int = 0   # longest context the memory alone would hold, above the model's maximum too
+    context_capped_by_model: bool = False   # the model's own maximum, not memory, sets max_context_tokens
 
 
 def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens: int,
-                kv_tokens: float | None = None) -> MemoryPlan:
+                held_tokens: Callable[[int], float] | None = None) -> MemoryPlan:
     """Share out each GPU's HBM for ``batch`` sequences of ``prompt + output`` tokens.
 
     The longest context and the most sequences keep this scenario's allowance
     fixed and give all the rest to the KV cache: ``max_sequences >= batch``
-    and ``max_context_tokens >= prompt + output`` exactly when the scenario fits.
-    ``kv_tokens``: the tokens of KV the batch holds, where a lever changes them from
-    ``batch * (prompt + output)`` (a reserved length, a shared prefix: ``engine.levers.kv_allocation``).
+    and ``memory_context_tokens >= prompt + output`` exactly when the scenario fits.
+    ``held_tokens(n)``: the tokens of KV that ``n`` sequences hold, where a lever changes them from
+    ``n * (prompt + output)`` (a reserved length, a shared prefix: ``engine.levers.kv_allocation``);
+    each held token costs this context's mean bytes, so a sliding window's saving is kept.
     """
-    capacity_bytes, gpus = d.gpu.memory_bytes, d.gpus
+    capacity_bytes = d.gpu.memory_bytes
     context = prompt_tokens + output_tokens
-    weights = d.weights_bytes
-    weights_per_gpu = weights / gpus
-    kv = batch * kv_bytes_per_sequence(d, context)
-    if kv_tokens is not None:       # a lever's held tokens, each at this context's mean bytes (a window's saving kept)
-        kv = kv_tokens * kv / (batch * context) if context > 0 else 0.0
-    kv_per_gpu = kv * d.kv_share_per_gpu
-    allowance = allowance_bytes_per_gpu(d.model, gpus, batch, prompt_tokens)
+    weights_per_gpu = d.weights_bytes_per_gpu
+    per_sequence = kv_bytes_per_sequence(d, context)
+    sequences = d.sequences_per_gpu(batch)            # those of the fullest attention replica
+    if held_tokens is None or context <= 0:
+        kv, kv_on_gpu = batch * per_sequence, sequences * per_sequence
+    else:
+        per_token = per_sequence / context
+        kv, kv_on_gpu = held_tokens(batch) * per_token, held_tokens(sequences) * per_token
+    kv_per_gpu = kv_on_gpu * d.kv_share_per_gpu
+    allowance = allowance_bytes_per_gpu(d.model, d.layout.tensor, batch, prompt_tokens)
     used = weights_per_gpu + kv_per_gpu + allowance
     free = capacity_bytes - used
     room_for_kv = capacity_bytes - weights_per_gpu - allowance
     if room_for_kv > 0:
-        max_context = longest_context_in(d, room_for_kv / (batch * d.kv_share_per_gpu))
-        max_sequences = math.floor(room_for_kv / (kv_bytes_per_sequence(d, context) * d.kv_share_per_gpu))
+        memory_context = longest_context_in(d, room_for_kv / (sequences * d.kv_share_per_gpu))
+        max_sequences = math.floor(room_for_kv / (per_sequence * d.kv_share_per_gpu)) * d.layout.data
     else:
-        max_context = max_sequences = 0
+        memory_context = max_sequences = 0
+    longest = d.model.max_context_tokens
+    capped = 0 < longest < memory_context
     return MemoryPlan(
-        weights_bytes=weights, weights_bytes_per_gpu=weights_per_gpu,
+        weights_bytes=d.weights_bytes, weights_bytes_per_gpu=weights_per_gpu,
         kv_bytes=kv, kv_bytes_per_gpu=kv_per_gpu, allowance_bytes_per_gpu=allowance,
         capacity_bytes_per_gpu=capacity_bytes, used_bytes_per_gpu=used, free_bytes_per_gpu=free,
         # Boundary: a card filled to its last byte fits (free 0); one byte more does not (test_memory.py).
-        fits=free >= 0, max_context_tokens=max_context, max_sequences=max_sequences,
+        fits=free >= 0, max_context_tokens=longest if capped else memory_context, max_sequences=max_sequences,
+        memory_context_tokens=memory_context, context_capped_by_model=capped,
     )

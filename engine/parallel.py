@@ -14,7 +14,8 @@ so it takes::
     2 * (g - 1) / g * size_bytes / link_bytes_per_second_one_direction + latency
 
 where the link is the GPU's interconnect (NVLink) or, for GPUs without one,
-PCIe, and one direction is half the datasheet's both-directions figure (H800:
+PCIe (``engine.communication`` prices every level, the network between nodes
+included), and one direction is half the datasheet's both-directions figure (H800:
 400 GB/s NVLink -> 200 GB/s each way). How much of that figure a group of g
 GPUs can use depends on the interconnect's topology (``Gpu.interconnect_topology``):
 
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 from engine.catalog_types import Gpu, Model
 from engine.errors import InputError
-from engine.scenario import MAX_GPUS
+from engine.scenario import MAX_GPUS   # the widest tensor group the scenario allows
 from engine.units import format_count
 
 ALLREDUCES_PER_LAYER = 2
@@ -65,28 +66,11 @@ def link_bytes_per_second_one_direction(gpu: Gpu, gpus: int = 2) -> float:
     return gpu.interconnect_bytes_per_second / 2
 
 
-def allreduce_bytes(model: Model, tokens: float) -> float:
-    """Size of one all-reduce: one hidden vector per token, in 16-bit values."""
-    return tokens * model.hidden_size * ACTIVATION_BYTES_PER_VALUE
-
-
 def ring_allreduce_link_seconds(size_bytes: float, gpus: int, link_bytes_per_second: float) -> float:
     """Bandwidth part of one ring all-reduce: ``2 * (g-1)/g * size / link`` (0 for one GPU)."""
     if gpus <= 1:
         return 0.0
     return 2.0 * (gpus - 1) / gpus * size_bytes / link_bytes_per_second
-
-
-def allreduce_calls_per_pass(model: Model, gpus: int) -> int:
-    """All-reduces in one forward pass: two per layer, none on one GPU."""
-    return 0 if gpus <= 1 else ALLREDUCES_PER_LAYER * model.layers
-
-
-def allreduce_link_seconds_per_pass(model: Model, gpu: Gpu, gpus: int, tokens: float) -> float:
-    """Bandwidth time of all all-reduces of one forward pass over ``tokens`` tokens (no latency)."""
-    one = ring_allreduce_link_seconds(allreduce_bytes(model, tokens), gpus,
-                                      link_bytes_per_second_one_direction(gpu, gpus))
-    return allreduce_calls_per_pass(model, gpus) * one
 
 
 def _uneven_part(model: Model, gpus: int) -> tuple[str, int] | None:

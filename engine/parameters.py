@@ -30,6 +30,7 @@ which is not part of next-token inference, so it is not counted here either.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.catalog_types import Model
 
@@ -52,12 +53,12 @@ class ParameterCounts:
     router_per_layer: int
     layers: int
 
-    @property
+    @cached_property
     def routed_expert_total(self) -> int:
         """All routed experts of all MoE layers."""
         return self.moe_layers * self.experts * self.expert
 
-    @property
+    @cached_property
     def total(self) -> int:
         """Every parameter that must be resident in memory (MoE: all experts)."""
         return (self.embedding + self.lm_head + self.norms
@@ -66,13 +67,13 @@ class ParameterCounts:
                 + self.moe_layers * ((self.experts + self.shared_experts) * self.expert
                                      + self.router_per_layer))
 
-    @property
+    @cached_property
     def active(self) -> int:
         """Parameters one token uses (MoE: top-k routed plus shared experts)."""
         unused = self.moe_layers * (self.experts - self.experts_per_token) * self.expert
         return self.total - unused
 
-    @property
+    @cached_property
     def matmul_per_token(self) -> int:
         """Weights one token multiplies through in a full forward pass, LM head included.
 
@@ -81,12 +82,12 @@ class ParameterCounts:
         """
         return self.active - self.embedding - self.lm_head - self.norms + self.lm_head_matmul
 
-    @property
+    @cached_property
     def routed_matmul_per_token(self) -> int:
         """Routed-expert weights one token multiplies through: top-k experts of every MoE layer (0 if dense)."""
         return self.moe_layers * self.experts_per_token * self.expert
 
-    @property
+    @cached_property
     def streamed_without_experts(self) -> int:
         """Weights read from HBM on every forward pass, routed experts aside.
 

@@ -114,8 +114,7 @@ def device_stages(start: float = 0.0, end: float = 1.0, progress: Callable[[str,
 def _prediction(work, peak: float, bandwidth: float):
     machine = Machine(peak_flops_per_gpu=peak, bandwidth_bytes_per_second_per_gpu=bandwidth, gpus=1,
                       efficiency=IDEAL)
-    return time_pass(PassWork(flops=work.flops, bytes_per_gpu=work.bytes, link_seconds=0.0, allreduce_calls=0),
-                     machine)
+    return time_pass(PassWork.plain(work.flops, work.bytes), machine)
 
 
 def _pass(backend: Backend, weights: list, sizes: ProbeSizes, tokens: int, peak: float, bandwidth: float,

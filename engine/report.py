@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, asdict, field
 
 from engine.catalog_types import Gpu, Model, Precision
+from engine.layout import Layout
 from engine.levers.speculative import SpeculativeReport
 from engine.scenario import Scenario
 
@@ -24,10 +25,12 @@ class PrefillReport:
     bound: str              # "compute" or "memory"
     utilisation: float      # share of peak FLOPS reached, 0..1
     # Beyond the JSON contract: the two roofline terms, at the mode's efficiencies.
-    compute_seconds: float = 0.0   # FLOPs / (gpus x peak x compute share)
-    memory_seconds: float = 0.0    # HBM bytes per GPU / (bandwidth x bandwidth share)
-    allreduce_seconds: float = 0.0 # tensor-parallel communication of the pass (engine.parallel)
+    compute_seconds: float = 0.0   # the path's FLOPs at the mode's rates (engine.passes)
+    memory_seconds: float = 0.0    # the path's HBM bytes at the mode's bandwidth
+    communication_seconds: float = 0.0   # every level of the pass's communication (engine.communication); in JSON
+    communication_levels: tuple[tuple[str, str, float], ...] = ()   # (level, link, seconds) of each level
     flops_per_byte = property(lambda self: self.flops / self.bytes)   # arithmetic intensity of the pass
+    allreduce_seconds = property(lambda self: self.communication_seconds)   # the name scenes knew it by
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ class DecodeReport:
     compute_seconds: float = 0.0
     memory_seconds: float = 0.0
     context_tokens: float = 0.0   # tokens cached per sequence at the step described (the mean context)
+    communication_seconds: float = 0.0   # every level of one step's communication (engine.communication); in JSON
+    communication_levels: tuple[tuple[str, str, float], ...] = ()   # (level, link, seconds) of each level
     flops_per_byte = property(lambda self: self.flops_per_token / self.bytes_per_token)   # arithmetic intensity
 
 
@@ -62,11 +67,20 @@ class Report:
     decode_share: float                # share of total_seconds spent decoding, 0..1
     usd_per_million_input_tokens: float
     usd_per_million_output_tokens: float
+    nodes: int = 1                           # nodes the GPUs fill (engine.layout)
+    layout: Layout | None = None             # tensor, pipeline, expert degrees (JSON: parallel{...})
+    longest_context_tokens: int = 0          # longest context per sequence that fits at this batch, at most
+                                             # the model's own maximum
+    longest_context_capped: bool = False     # True when the model's maximum, not memory, sets it
+    # Levers (engine.levers), in the JSON contract: the most sequences of this length that fit under the
+    # scenario's KV allocation, and what speculative decoding does (None when it is off).
+    max_batch: int = 0
+    speculative: SpeculativeReport | None = None
     # Beyond the JSON contract: useful to scenes, not part of --json.
+    memory_context_tokens: int = 0           # longest context the memory alone would hold (may pass the model's)
     overhead_bytes_per_gpu: float = 0.0      # the stated runtime + activation allowance (engine.memory)
-    max_context_tokens: int = 0              # longest context each sequence can reach at this batch
+    max_context_tokens: int = 0              # = longest_context_tokens (the name scenes know it by)
     max_sequences: int = 0                   # most sequences of prompt+output tokens that fit
-    allreduce_seconds_per_step: float = 0.0  # tensor-parallel communication in one decode step
     kv_bytes_per_gpu: float = 0.0            # each GPU's share of the KV cache (heads split or replicated)
     used_bytes_per_gpu: float = 0.0          # weights + KV + allowance on each GPU
     parameters: float = 0.0                  # all parameters, computed from the config (MoE: all experts)
@@ -77,10 +91,6 @@ class Report:
     decode_seconds: float = 0.0              # all decode steps together (total - ttft)
     output_to_input_price_ratio: float = 0.0  # how many times an output token costs an input token
                                               # (from times, so defined even at a price of 0)
-    # Levers (engine.levers), in the JSON contract: the most sequences of this length that fit under the
-    # scenario's KV allocation, and what speculative decoding does (None when it is off).
-    max_batch: int = 0
-    speculative: SpeculativeReport | None = None
     # What the report was computed from (beyond the JSON contract, not compared or hashed):
     # the validated scenario and its catalogue entries, so a scene never looks them up twice.
     scenario: Scenario | None = field(default=None, compare=False, repr=False)
@@ -94,8 +104,14 @@ class Report:
         "hbm_bytes_per_gpu", "free_bytes_per_gpu", "fits", "ridge_flops_per_byte",
         "prefill", "decode", "ttft_seconds", "tpot_seconds", "total_seconds",
         "decode_share", "usd_per_million_input_tokens", "usd_per_million_output_tokens",
+        "nodes", "parallel", "longest_context_tokens", "longest_context_capped",
         "max_batch", "speculative",
     )
+
+    @property
+    def allreduce_seconds_per_step(self) -> float:
+        """One decode step's communication (the name scenes knew it by)."""
+        return self.decode.communication_seconds
 
     # Byte counts the JSON gives as whole numbers (ints): memory is counted in whole bytes, and a
     # fraction (an average over MoE experts or over a batch) says nothing a person could use.
@@ -105,12 +121,16 @@ class Report:
 
     def to_json_dict(self) -> dict:
         """The contract's JSON object: exactly ``JSON_KEYS``, in that order; byte counts rounded to whole bytes."""
-        out = {key: getattr(self, key) for key in self.JSON_KEYS}
+        out = {key: getattr(self, key) for key in self.JSON_KEYS if key != "parallel"}
         prefill, decode = asdict(self.prefill), asdict(self.decode)
-        out["prefill"] = {k: prefill[k] for k in ("flops", "bytes", "seconds", "bound")}
+        out["prefill"] = {k: prefill[k] for k in ("flops", "bytes", "seconds", "bound", "communication_seconds")}
         out["decode"] = {k: decode[k] for k in
-                         ("flops_per_token", "bytes_per_token", "seconds_per_token", "bound")}
+                         ("flops_per_token", "bytes_per_token", "seconds_per_token", "bound", "communication_seconds")}
+        lay = self.layout
+        out["parallel"] = {"tensor": lay.tensor if lay else 1, "pipeline": lay.pipeline if lay else 1,
+                           "expert": lay.expert if lay else 1}
         out["speculative"] = None if self.speculative is None else self.speculative.to_json_dict()
+        out = {key: out[key] for key in self.JSON_KEYS}
         for path in self.JSON_WHOLE_BYTES:
             *parent, key = path.split(".")
             table = out[parent[0]] if parent else out

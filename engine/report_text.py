@@ -34,6 +34,7 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
     gpus = format_count(sc.gpus)
     lines = [
         f"{model.name} on {gpus} × {gpu.name} ({sc.mode} mode)",
+        *_layout_lines(r),
         f"weights {weights.name}, KV cache {kv.name}; batch {format_count(sc.batch)}; "
         f"prompt {_plural(sc.prompt_tokens, 'token', 'tokens')}; "
         f"output {_plural(sc.output_tokens, 'token', 'tokens')}",
@@ -42,7 +43,8 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
         _line("weights", f"{format_bytes(r.weights_bytes_per_gpu)}   "
                          f"({format_parameters(r.parameters)} parameters × "
                          f"{format_value_size(weights.bytes_per_value)}"
-                         f"{f' / {gpus} GPUs' if sc.gpus > 1 else ''})"),
+                         f"{', embeddings and LM head 16-bit' if weights.bytes_per_value < 2 else ''}"
+                         f"{', shared out over ' + gpus + ' GPUs' if sc.gpus > 1 else ''})"),
         _line("KV cache", f"{format_bytes(r.kv_bytes_per_gpu)}   "
                           f"({format_bytes(r.kv_bytes_per_token, binary=True)} per token × "
                           f"{_plural(context, 'token', 'tokens')} × {_plural(sc.batch, 'sequence', 'sequences')}"
@@ -68,9 +70,11 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
                                    f"{format_percent(r.decode.utilisation)} of peak"),
     ]
     if sc.gpus > 1:
-        lines.append(_line("all-reduce", f"prefill {format_seconds(r.prefill.allreduce_seconds)}, "
-                                         f"decode step {format_seconds(r.allreduce_seconds_per_step)} "
-                                         f"(tensor parallel over {gpus} GPUs)"))
+        lines.append(_line("communication", f"prefill {format_seconds(r.prefill.communication_seconds)}, "
+                                            f"decode step {format_seconds(r.decode.communication_seconds)}"))
+        for level, link, seconds in r.decode.communication_levels:
+            lines.append(_line(f"  {_LEVEL_NAMES[level]}", f"{format_seconds(seconds)} per decode step over "
+                                                           f"{_LINK_NAMES[link]}"))
     lines += [
         "",
         "Request",
@@ -89,6 +93,26 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
     return "\n".join(lines)
 
 
+_LEVEL_NAMES = {"tensor": "tensor all-reduces", "pipeline": "pipeline hand-overs", "expert": "expert all-to-all"}
+_LINK_NAMES = {"link": "the GPU link", "pcie": "PCIe", "network": "the network between nodes"}
+
+
+def _layout_lines(r: Report) -> list[str]:
+    """How the GPUs share the model, when there is more than one."""
+    lay = r.layout
+    if lay is None or lay.gpus == 1:
+        return []
+    parts = [f"tensor {format_count(lay.tensor)}"]
+    if lay.pipeline > 1:
+        parts.append(f"pipeline {format_count(lay.pipeline)}")
+    if lay.data > 1:
+        parts.append(f"{format_count(lay.data)} attention replicas per stage")
+    if r.model is not None and r.model.is_moe:
+        parts.append(f"experts over {format_count(lay.expert)}")
+    nodes = _plural(lay.nodes, "node", "nodes")
+    return [f"{nodes} of up to {_plural(lay.node_gpus, 'GPU', 'GPUs')}; {', '.join(parts)}"]
+
+
 def _fit_lines(sc: Scenario, r: Report, context: int) -> list[str]:
     """Whether it fits and how much room is left; when it does not, what is too big, and no 0-token lines."""
     of = f"of {format_bytes(r.hbm_bytes_per_gpu)} per GPU"
@@ -99,9 +123,11 @@ def _fit_lines(sc: Scenario, r: Report, context: int) -> list[str]:
     else:
         lines = [_line("does not fit", f"everything together needs {format_bytes(r.used_bytes_per_gpu)} {of} "
                                        f"(short by {format_bytes(-r.free_bytes_per_gpu)})")]
-    if r.max_context_tokens > 0:
-        lines.append(_line("longest context that fits", f"{_plural(r.max_context_tokens, 'token', 'tokens')} "
-                                                        f"per sequence at batch {format_count(sc.batch)}"))
+    if r.longest_context_tokens > 0:
+        capped = (f" (the model's maximum; memory would hold {format_count(r.memory_context_tokens)})"
+                  if r.longest_context_capped else "")
+        lines.append(_line("longest context that fits", f"{_plural(r.longest_context_tokens, 'token', 'tokens')} "
+                                                        f"per sequence at batch {format_count(sc.batch)}{capped}"))
     if r.max_sequences > 0:
         lines.append(_line("most sequences", f"{format_count(r.max_sequences)} of {_plural(context, 'token', 'tokens')}"))
     return lines

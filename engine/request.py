@@ -36,59 +36,79 @@ class Machine:
     """The GPUs a pass runs on, and the mode's efficiencies (``engine.efficiency``)."""
     peak_flops_per_gpu: float
     bandwidth_bytes_per_second_per_gpu: float     # datasheet HBM bandwidth of each GPU
-    gpus: int
+    gpus: int                                     # all GPUs of the deployment (utilisation counts them all)
     efficiency: Efficiency
     compute_precision: str = "fp16"               # whose peak ``peak_flops_per_gpu`` is
-    gpu_id: str = ""                              # for the mode's stack share on this GPU, if any
+    gpu_id: str = ""                              # for the mode's measured shares on this GPU, if any
+    wide_peak_flops_per_gpu: float = 0.0          # the 16-bit peak attention and the LM head run at (0: the same)
+    dequantised: bool = False                     # the weights are widened before each matmul (weight-only formats)
+    vector_flops_per_gpu: float = 0.0             # the plain (non-tensor) FP32 peak that widening runs at (0: none)
 
-    # The rates the mode reaches, worked out once (``__post_init__``):
+    # The rates the mode reaches on each GPU, worked out once (``__post_init__``):
     stack_share: float = field(init=False)                      # the stack's share on this GPU (1: all)
-    group_flops_per_second: float = field(init=False)           # dense matmuls, all GPUs: gpus*peak*share*stack
-    group_expert_flops_per_second: float = field(init=False)    # routed-expert matmuls, all GPUs
-    memory_bytes_per_second_per_gpu: float = field(init=False)  # HBM, each GPU: bandwidth*bandwidth_share*stack
+    matmul_flops_per_second: float = field(init=False)          # dense matmuls: peak * share * stack
+    expert_flops_per_second: float = field(init=False)          # routed-expert matmuls
+    wide_flops_per_second: float = field(init=False)            # attention and LM head, 16-bit
+    bytes_per_second: float = field(init=False)                 # HBM: bandwidth * the GPU's share * stack
+    seconds_per_widened_weight: float = field(init=False)       # widening one narrow weight (0: not dequantised)
 
     def __post_init__(self) -> None:
         eff = self.efficiency
         stack = eff.stack_share(self.gpu_id)
-        dense = self.peak_flops_per_gpu * self.gpus * eff.compute_share_for(self.compute_precision) * stack
-        for name, value in (("stack_share", stack), ("group_flops_per_second", dense),
-                            ("group_expert_flops_per_second", dense * eff.expert_share_for(self.compute_precision)),
-                            ("memory_bytes_per_second_per_gpu",
-                             self.bandwidth_bytes_per_second_per_gpu * eff.bandwidth_share * stack)):
+        dense = self.peak_flops_per_gpu * eff.compute_share_for(self.compute_precision) * stack
+        wide = (self.wide_peak_flops_per_gpu or self.peak_flops_per_gpu) * eff.compute_share * stack
+        bandwidth = self.bandwidth_bytes_per_second_per_gpu * eff.bandwidth_share_for(self.gpu_id) * stack
+        vector = (self.vector_flops_per_gpu or self.wide_peak_flops_per_gpu or self.peak_flops_per_gpu) \
+            * eff.compute_share * stack
+        widening = eff.dequant_ops_per_weight / vector if self.dequantised else 0.0
+        for name, value in (("stack_share", stack), ("matmul_flops_per_second", dense),
+                            ("expert_flops_per_second", dense * eff.expert_share_for(self.compute_precision)),
+                            ("wide_flops_per_second", wide), ("bytes_per_second", bandwidth),
+                            ("seconds_per_widened_weight", widening)):
             object.__setattr__(self, name, value)
 
-    def compute_seconds(self, flops, expert_flops=0.0):
-        """Time of the arithmetic: dense FLOPs at the dense rate, routed-expert FLOPs at theirs (numpy-friendly)."""
-        dense_rate = self.group_flops_per_second
-        if not expert_flops:
-            return flops / dense_rate
-        return flops / dense_rate + expert_flops * (1.0 / self.group_expert_flops_per_second - 1.0 / dense_rate)
+    def compute_seconds(self, matmul_flops, expert_flops=0.0, wide_flops=0.0, narrow_weights=0.0):
+        """Time of one GPU's arithmetic, each kind at its own rate, and the widening of ``narrow_weights``
+        weights stored narrower than their matmul (numpy-friendly)."""
+        return (matmul_flops / self.matmul_flops_per_second + expert_flops / self.expert_flops_per_second
+                + wide_flops / self.wide_flops_per_second + narrow_weights * self.seconds_per_widened_weight)
 
     def memory_seconds(self, bytes_per_gpu):
-        """Time of each GPU's HBM traffic (numpy-friendly)."""
-        return bytes_per_gpu / self.memory_bytes_per_second_per_gpu
+        """Time of one GPU's HBM traffic (numpy-friendly)."""
+        return bytes_per_gpu / self.bytes_per_second
+
+    def step_lines(self, step: DecodeStepWork) -> tuple[float, float, float, float]:
+        """A decode step's compute and memory times as lines in the context c: (a0, a1, b0, b1),
+        compute = a0 + a1 c, memory = b0 + b1 c (``engine.sweep`` and the closed-form sum use them)."""
+        return (self.compute_seconds(step.matmul_flops_per_gpu, step.expert_flops_per_gpu,
+                                     step.wide_flops_per_gpu_fixed, step.narrow_weights_per_gpu),
+                self.compute_seconds(0.0, 0.0, step.wide_flops_per_gpu_per_context_token),
+                self.memory_seconds(step.weight_bytes_per_gpu + step.kv_bytes_per_gpu_fixed),
+                self.memory_seconds(step.kv_bytes_per_gpu_per_context_token))
 
 
 @dataclass(frozen=True)
 class PassTiming:
     seconds: float
-    compute_seconds: float      # at the mode's compute share
-    memory_seconds: float       # at the mode's bandwidth share
-    bound: str                  # which of the two is longer
-    utilisation: float          # achieved FLOP/s over peak FLOP/s of all GPUs, 0..1
-    allreduce_seconds: float    # communication, at the mode's link share and latency
+    compute_seconds: float        # at the mode's compute shares
+    memory_seconds: float         # at the mode's bandwidth shares
+    bound: str                    # which of the two is longer
+    utilisation: float            # achieved FLOP/s over peak FLOP/s of all GPUs, 0..1
+    communication_seconds: float  # every level (engine.communication), at the mode's link shares and latencies
 
 
 def time_pass(work: PassWork, machine: Machine) -> PassTiming:
     """How long one forward pass takes on ``machine``, and what limits it."""
     eff = machine.efficiency
-    compute = machine.compute_seconds(work.flops, work.expert_flops)
+    compute = machine.compute_seconds(work.matmul_flops_per_gpu, work.expert_flops_per_gpu, work.wide_flops_per_gpu,
+                                      work.narrow_weights_per_gpu)
     memory = machine.memory_seconds(work.bytes_per_gpu)
-    seconds = eff.roofline_seconds(compute, memory) + eff.fixed_seconds(work.link_seconds, work.allreduce_calls)
+    communication = eff.communication_seconds(work.transfers)
+    seconds = eff.roofline_seconds(compute, memory) + communication + eff.overhead_seconds(work.layers)
     all_peaks = machine.peak_flops_per_gpu * machine.gpus
     return PassTiming(seconds=seconds, compute_seconds=compute, memory_seconds=memory,
                       bound=bound(compute, memory), utilisation=min(1.0, work.flops / (seconds * all_peaks)),
-                      allreduce_seconds=eff.allreduce_seconds(work.link_seconds, work.allreduce_calls))
+                      communication_seconds=communication)
 
 
 def _sum_of_line(intercept: float, slope: float, first: int, last: int) -> float:
@@ -130,14 +150,11 @@ def _line_seconds_sum(step: DecodeStepWork, machine: Machine, first_context: int
     """``decode_seconds_sum`` of a step without a window, over contexts ``first_context .. last``."""
     steps = last - first_context + 1
     eff = machine.efficiency
-    a0 = machine.compute_seconds(step.flops_fixed, step.expert_flops)
-    a1 = machine.compute_seconds(step.flops_per_context_token)
-    b0 = machine.memory_seconds(step.bytes_per_gpu_fixed)
-    b1 = machine.memory_seconds(step.bytes_per_gpu_per_context_token)
+    a0, a1, b0, b1 = machine.step_lines(step)
     # max + (1 - overlap) * min  ==  overlap * max + (1 - overlap) * (compute + memory)
     larger = sum_of_max_of_two_lines(a0, a1, b0, b1, first_context, last)
     both = _sum_of_line(a0 + b0, a1 + b1, first_context, last)
-    fixed = eff.fixed_seconds(step.link_seconds, step.allreduce_calls)
+    fixed = eff.fixed_seconds(step.transfers, step.layers)
     return eff.overlap * larger + (1.0 - eff.overlap) * both + steps * fixed
 
 

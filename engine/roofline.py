@@ -26,6 +26,11 @@ from engine.errors import InputError
 
 
 
+# Bytes of one operand at each compute precision: weights stored narrower than the unit
+# that multiplies them must be widened first (dequantised) on every pass.
+COMPUTE_BYTES_PER_VALUE = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "fp4": 0.5}
+
+
 def compute_precision_used(gpu: Gpu, precision: Precision) -> str:
     """The precision id whose peak the matmuls actually run at on ``gpu`` (``InputError`` if none)."""
     return gpu.flops_precision_for(precision.compute_precision)
@@ -34,6 +39,17 @@ def compute_precision_used(gpu: Gpu, precision: Precision) -> str:
 def is_weight_only(gpu: Gpu, precision: Precision) -> bool:
     """True when ``gpu`` lacks the precision's own peak, so it computes at FP16/BF16."""
     return compute_precision_used(gpu, precision) != precision.compute_precision
+
+
+def is_dequantised(gpu: Gpu, precision: Precision) -> bool:
+    """True when ``precision``'s weights are narrower than the unit ``gpu`` multiplies them on (INT4 on
+    FP16 tensor cores, FP8 on an A100), so every pass widens them before its matmuls."""
+    return precision.bytes_per_value < COMPUTE_BYTES_PER_VALUE[compute_precision_used(gpu, precision)]
+
+
+def wide_precision(precision: Precision) -> str:
+    """The precision attention and the LM head run at: 16-bit, or FP32 for FP32 weights."""
+    return "fp32" if precision.compute_precision == "fp32" else "bf16"
 
 
 def peak_flops(gpu: Gpu, precision: Precision) -> float:

@@ -10,8 +10,10 @@ English text of ``resources/text/errors.toml`` (the one source of its wording).
 Allowed ranges (chosen to cover every real deployment with room to explore,
 and to refuse what is physically meaningless):
 
-- ``gpus``: 1 to 64 GPUs in one tensor-parallel group (real groups stop at one
-  8-GPU node; 64 leaves room to see communication take over);
+- ``gpus``: 1 to 1,024 GPUs (128 eight-GPU nodes, fourteen NVL72 racks: past the
+  largest published inference deployments, DeepSeek's 320-GPU decoding units);
+- ``tp``, ``pp``, ``ep``: the tensor, pipeline and expert degrees, 0 to 1,024, where
+  0 (the default) lets ``engine.layout`` choose; the layout checks how they fit together;
 - ``batch``: 1 to 4,096 sequences decoded together;
 - ``prompt_tokens`` and ``output_tokens``: at least 1, and prompt plus output at
   most 10,000,000 tokens (ten times the longest context of today's models), and
@@ -33,7 +35,7 @@ from engine.levers.fields import LEVER_WHOLE_NUMBER_FIELDS, validate_lever_field
 from engine.units import format_count
 
 MODES = ("ideal", "realistic")
-MAX_GPUS = 64
+MAX_GPUS = 1024
 MAX_BATCH = 4096
 MAX_CONTEXT_TOKENS = 10_000_000
 MAX_USD_PER_GPU_HOUR = 10_000.0
@@ -41,6 +43,9 @@ MAX_USD_PER_GPU_HOUR = 10_000.0
 # Whole-number fields: (how a sentence names it, smallest, largest, unit after the range).
 WHOLE_NUMBER_FIELDS = {
     "gpus": ("The number of GPUs", 1, MAX_GPUS, ""),
+    "tp": ("The tensor-parallel degree", 0, MAX_GPUS, " (0: the default layout)"),
+    "pp": ("The number of pipeline stages", 0, MAX_GPUS, " (0: the default layout)"),
+    "ep": ("The expert-parallel degree", 0, MAX_GPUS, " (0: the default layout)"),
     "batch": ("The batch", 1, MAX_BATCH, " sequences"),
     "prompt_tokens": ("The prompt length", 1, MAX_CONTEXT_TOKENS, " tokens"),
     "output_tokens": ("The output length", 1, MAX_CONTEXT_TOKENS, " tokens"),
@@ -51,7 +56,7 @@ PRICE_ALLOWED = f"a number from 0 to {format_count(MAX_USD_PER_GPU_HOUR)} US dol
 
 
 def allowed_whole_number(field: str) -> str:
-    """What ``field`` may be, as the end of a sentence: "a whole number from 1 to 64"."""
+    """What ``field`` may be, as the end of a sentence: "a whole number from 1 to 1,024"."""
     _, low, high, unit = WHOLE_NUMBER_FIELDS[field]
     return f"a whole number from {format_count(low)} to {format_count(high)}{unit}"
 
@@ -62,12 +67,15 @@ class Scenario:
     model: str = "llama-3.1-70b"
     weights: str = "fp16"            # precision id of the weights
     kv: str = "fp16"                 # precision id of the KV cache
-    gpus: int = 1                    # tensor-parallel degree
+    gpus: int = 1                    # all GPUs of the deployment
     batch: int = 1                   # sequences decoded together
     prompt_tokens: int = 1000
     output_tokens: int = 500
     usd_per_gpu_hour: float = 2.0
     mode: str = "realistic"          # "ideal": pure roofline at 100% of peak; "realistic": documented efficiencies
+    tp: int = 0                      # tensor-parallel degree (0: the default layout, engine.layout)
+    pp: int = 0                      # pipeline stages (0: the default layout)
+    ep: int = 0                      # expert-parallel degree, MoE models (0: the default layout)
     # Levers (engine.levers.fields says what each may be); all off by default.
     draft_model: str = ""            # speculative decoding: the draft model's catalogue id ("" = none)
     draft_head_cost: float = 0.0     # or self-drafting heads: one drafted token's cost, as a share of a target step
@@ -132,13 +140,15 @@ def validate_scenario(scenario: Scenario) -> Scenario:
     mode = scenario.mode.strip().lower() if isinstance(scenario.mode, str) else None
     if mode not in MODES:
         raise refusal("scenario.mode", {"allowed": MODES, "got": scenario.mode})
-    checked = (gpu, model, weights, kv, gpus, batch, prompt, output, price, mode)
+    tp, pp, ep = (_whole_number(getattr(scenario, name), name) for name in ("tp", "pp", "ep"))
+    checked = (gpu, model, weights, kv, gpus, batch, prompt, output, price, mode, tp, pp, ep)
     current = (scenario.gpu, scenario.model, scenario.weights, scenario.kv, scenario.gpus,
                scenario.batch, scenario.prompt_tokens, scenario.output_tokens, scenario.usd_per_gpu_hour,
-               scenario.mode)
+               scenario.mode, scenario.tp, scenario.pp, scenario.ep)
     if not all(a is b or (type(a) is type(b) and a == b) for a, b in zip(checked, current)):
         scenario = replace(scenario, gpu=gpu, model=model, weights=weights, kv=kv, gpus=gpus, batch=batch,
-                           prompt_tokens=prompt, output_tokens=output, usd_per_gpu_hour=price, mode=mode)
+                           prompt_tokens=prompt, output_tokens=output, usd_per_gpu_hour=price, mode=mode,
+                           tp=tp, pp=pp, ep=ep)
     return validate_lever_fields(scenario, _whole_number)
 
 

@@ -54,11 +54,8 @@ def decode_step_seconds(step: DecodeStepWork, machine: Machine, contexts: np.nda
                         decode_step_seconds(step.past_window(), machine, contexts),
                         decode_step_seconds(replace(step, window_tokens=0), machine, contexts))
     eff = machine.efficiency
-    a0 = machine.compute_seconds(step.flops_fixed, step.expert_flops)
-    a1 = machine.compute_seconds(step.flops_per_context_token)
-    b0 = machine.memory_seconds(step.bytes_per_gpu_fixed)
-    b1 = machine.memory_seconds(step.bytes_per_gpu_per_context_token)
-    fixed = eff.fixed_seconds(step.link_seconds, step.allreduce_calls)
+    a0, a1, b0, b1 = machine.step_lines(step)
+    fixed = eff.fixed_seconds(step.transfers, step.layers)
     if eff.overlap == 0.0:                       # the times add: one line
         return (a0 + b0 + fixed) + (a1 + b1) * contexts
     larger = np.maximum(a0 + a1 * contexts, b0 + b1 * contexts)
@@ -89,7 +86,8 @@ def free_bytes_per_gpu_for_contexts(scenario: Scenario, contexts: np.ndarray, ca
     """HBM left on each GPU at each context length (negative: short by that much); allowance as in the report."""
     s = setup_for(scenario, catalog)
     plan = memory_of(s)
-    kv_per_gpu = kv_bytes(s.model, s.kv, s.scenario.batch, checked_contexts(contexts)) * s.kv_share_per_gpu
+    sequences = s.deployment.sequences_per_gpu(s.scenario.batch)
+    kv_per_gpu = kv_bytes(s.model, s.kv, sequences, checked_contexts(contexts)) * s.kv_share_per_gpu
     return plan.capacity_bytes_per_gpu - plan.weights_bytes_per_gpu - plan.allowance_bytes_per_gpu - kv_per_gpu
 
 
@@ -99,4 +97,5 @@ def max_sequences_for_contexts(scenario: Scenario, contexts: np.ndarray, catalog
     plan = memory_of(s)
     room = plan.capacity_bytes_per_gpu - plan.weights_bytes_per_gpu - plan.allowance_bytes_per_gpu
     per_sequence = kv_bytes(s.model, s.kv, 1, np.maximum(checked_contexts(contexts), 1.0)) * s.kv_share_per_gpu
-    return np.floor(np.maximum(room, 0.0) / per_sequence).astype(np.int64)
+    replicas = s.deployment.layout.data         # each attention replica holds its own sequences
+    return (np.floor(np.maximum(room, 0.0) / per_sequence) * replicas).astype(np.int64)

@@ -110,7 +110,10 @@ def format_count(n: float) -> str:
 
 
 def format_value_size(bytes_per_value: float) -> str:
-    """The bytes of one stored value, unit spelled out: 1 -> "1 byte"; 0.5 -> "0.5 bytes"; 2 -> "2 bytes"."""
+    """The size of one stored value, unit spelled out: 1 -> "1 byte"; 2 -> "2 bytes"; below a byte in
+    bits, as 4-bit formats are named: 0.5 -> "4 bits"; 0.5625 -> "4.5 bits"."""
+    if bytes_per_value < 1:
+        return f"{_significant(bytes_per_value * 8)} bits"
     return f"{_significant(bytes_per_value)} {'byte' if bytes_per_value == 1 else 'bytes'}"
 
 

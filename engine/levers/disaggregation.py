@@ -10,11 +10,12 @@ al., ISCA 2024, arXiv:2311.18677). Separate pools remove it: a decode step is
 only a decode step. The price is the KV of every prompt crossing the link
 once::
 
-    kv_transfer_seconds = prompt * kv per token * kv share per GPU / (link one way * link share)
+    kv_transfer_seconds = prompt's KV * kv share per GPU / (link one way * link share) + one message
 
 each GPU of the prefill group sending its own share to its peer, all at once,
-over NVLink inside a node or the network between nodes (``link``), at the
-mode's link share (``engine.efficiency``). It adds to the first token's time
+over the node's GPU link (NVLink, or PCIe for cards without it) or the network
+between nodes (``link``; ``engine.communication``), at the mode's share and
+message latency of that link (``engine.efficiency``). It adds to the first token's time
 (systems that stream the KV layer by layer while prefilling hide most of it;
 this is the figure without that overlap).
 
@@ -23,35 +24,38 @@ and decode steps are done, only on different GPUs, so tokens per second per GPU
 over both pools equal one pool's. It stops paying below the batch at which the
 interruptions it removes (``batch * prefill_seconds`` per request over its whole
 output) are worth less than the transfer it adds (``stops_below_batch``). How
-many GPUs each pool needs for a target is the serving planner's question.
-
-``DEFAULT_NETWORK_BYTES_PER_SECOND`` stands in where the GPU's catalogue entry
-gives no ``network_bytes_per_second``: 400 Gb/s per GPU, one way (an HGX
-H100/H800 server's eight ConnectX-7 NDR adapters), estimated.
+many GPUs each pool needs for a target is the serving planner's question
+(``engine.plan``, which uses ``kv_transfer_seconds``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.communication import Transfer, network_bytes_per_second_one_direction, node_link
+from engine.memory import kv_bytes_per_sequence
 from engine.parallel import link_bytes_per_second_one_direction
 from engine.passes import prefill_work
 from engine.request import time_pass
 
 LINKS = ("nvlink", "network")
-DEFAULT_NETWORK_BYTES_PER_SECOND = 50e9    # estimated: 400 Gb/s InfiniBand NDR per GPU, one way
 
 
 def link_rate(gpu, link: str) -> float:
     """Bytes per second one GPU sends one way over ``link`` ("nvlink": its GPU-to-GPU link; "network")."""
     if link == "nvlink":
         return link_bytes_per_second_one_direction(gpu, 2)
-    return getattr(gpu, "network_bytes_per_second", 0.0) or DEFAULT_NETWORK_BYTES_PER_SECOND
+    return network_bytes_per_second_one_direction(gpu)
 
 
-def kv_transfer_seconds_of(d, efficiency, *, prompt_tokens: int, batch: int = 1, link: str = "nvlink") -> float:
-    """Seconds to send ``batch`` prompts' KV from the prefill pool to the decode pool (module docstring)."""
-    bytes_per_gpu = batch * prompt_tokens * d.kv_bytes_per_token * d.kv_share_per_gpu
-    return bytes_per_gpu / (link_rate(d.gpu, link) * efficiency.link_share) + efficiency.allreduce_latency_seconds
+def kv_transfer_seconds_of(d, efficiency, *, prompt_tokens, batch: int = 1, link: str = "nvlink"):
+    """Seconds to send ``batch`` prompts' KV from the prefill pool to the decode pool (module docstring).
+
+    ``prompt_tokens`` may be a numpy array (the planner's many requests at once).
+    """
+    bytes_per_gpu = d.sequences_per_gpu(batch) * kv_bytes_per_sequence(d, prompt_tokens) * d.kv_share_per_gpu
+    # one hand-over between GPUs, priced as the layout's own (engine.communication): the node's link or the network
+    wire = "network" if link == "network" else node_link(d.gpu, 2)
+    return efficiency.transfer_seconds(Transfer("pipeline", wire, bytes_per_gpu / link_rate(d.gpu, link), 1))
 
 
 def kv_transfer_seconds(scenario, catalog=None, link: str = "nvlink") -> float:

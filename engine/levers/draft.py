@@ -9,12 +9,16 @@ least have vocabularies of the same size (Llama 3.2 1B and Llama 3.1 70B:
 128,256 each); that is necessary, not sufficient, and the report says no more.
 
 The draft runs on the target's GPUs, split over them the same way
-(``engine.parallel.check_gpu_count``), at the target's precisions.
+(``draft_layout``: the target's tensor groups and pipeline stages, one copy in
+each attention replica, ``engine.layout``), at the target's precisions.
 """
 from __future__ import annotations
 
+import math
+
 from engine.catalog_types import Model
 from engine.errors import InputError, refusal
+from engine.layout import Layout
 from engine.parallel import check_gpu_count
 from engine.tokenizer_registry import TOKENIZERS
 
@@ -53,8 +57,27 @@ def resolve_draft(scenario, target: Model, catalog) -> Model | None:
         return None
     try:
         draft = catalog.model(scenario.draft_model)
-        check_gpu_count(draft, scenario.gpus)
     except InputError as error:
         raise _about_the_draft(error) from None
     check_same_tokenizer(draft, target)
     return draft
+
+
+def draft_layout(draft: Model, target: Layout) -> Layout:
+    """The draft's layout on the target's GPUs: its tensor groups and pipeline stages, a copy of the draft in
+    each attention replica, its experts (a MoE draft) spread as the default layout spreads them.
+
+    Raises ``InputError`` naming ``draft_model`` where the draft cannot be split so (its heads over the
+    tensor group, its layers over the stages).
+    """
+    try:
+        check_gpu_count(draft, target.tensor)
+        if target.pipeline > draft.layers:
+            raise refusal("layout.stages", {"model": draft.name, "gpus": target.gpus, "layers": draft.layers,
+                                            "tp": target.tensor, "pp": target.pipeline, "ep": 0,
+                                            "got": target.pipeline})
+    except InputError as error:
+        raise _about_the_draft(error) from None
+    expert = math.gcd(target.stage_gpus, draft.experts) if draft.is_moe else 1
+    return Layout(gpus=target.gpus, node_gpus=target.node_gpus, tensor=target.tensor, pipeline=target.pipeline,
+                  expert=expert)

@@ -9,11 +9,13 @@ Theta(N^2 d^2 / M)). It also computes the whole square, the masked half
 included. FlashAttention tiles the computation so that S and P live in on-chip
 SRAM, never in HBM, and skips the blocks the causal mask removes.
 
-Without it, per GPU (heads split over the tensor-parallel group)::
+Without it, per GPU (heads split over the tensor group of T GPUs; ``b`` the sequences
+of the GPU's attention replica; the pass's path runs through every layer, one GPU
+per pipeline stage, ``engine.passes``)::
 
-    extra HBM bytes = batch * layers * heads/g * 4 * L^2 * 2     (S, P written and read, 16-bit)
+    extra HBM bytes = b * layers * heads/T * 4 * L^2 * 2        (S, P written and read, 16-bit)
     extra FLOPs     = attention FLOPs of the masked half: a * batch * (L^2 - L(L+1)/2)
-    scores held     = batch * heads/g * L^2 * 2                  (one layer's S at a time, in HBM)
+    scores held     = b * heads/T * L^2 * 2                     (one layer's S at a time, in HBM)
 
 The engine's prefill (``engine.passes``) is the fused one: FlashAttention is what
 every serving stack runs. ``without_flash`` is the what-if: the prefill pass
@@ -29,20 +31,21 @@ from dataclasses import dataclass, replace
 
 from engine.kv_cache import attention_flops_per_position
 from engine.parallel import ACTIVATION_BYTES_PER_VALUE
-from engine.passes import PassWork, computed_prompt_tokens, prefill_work
+from engine.passes import PassWork, computed_prompt_tokens, path_share, prefill_work
 from engine.request import time_pass
 
 SCORE_PASSES_THROUGH_HBM = 4      # S written, S read (softmax), P written, P read (PV)
 
 
-def attention_heads_per_gpu(model, gpus: int) -> float:
+def attention_heads_per_gpu(model, tensor_gpus: int) -> float:
     """Attention (query) heads each GPU of the tensor-parallel group computes."""
-    return model.attention_heads / gpus
+    return model.attention_heads / tensor_gpus
 
 
-def score_bytes_per_gpu(model, gpus: int, *, batch: int, prompt_tokens: int) -> float:
-    """One layer's L x L score matrices of the whole batch on one GPU, in 16-bit values."""
-    return batch * attention_heads_per_gpu(model, gpus) * prompt_tokens ** 2 * ACTIVATION_BYTES_PER_VALUE
+def score_bytes_per_gpu(d, *, batch: int, prompt_tokens: int) -> float:
+    """One layer's L x L score matrices of the batch's sequences on one GPU, in 16-bit values."""
+    return (d.sequences_per_gpu(batch) * attention_heads_per_gpu(d.model, d.layout.tensor) * prompt_tokens ** 2
+            * ACTIVATION_BYTES_PER_VALUE)
 
 
 def unfused_prefill_work(d, *, batch: int, prompt_tokens: int, cached_tokens: int = 0) -> PassWork:
@@ -56,9 +59,12 @@ def unfused_prefill_work(d, *, batch: int, prompt_tokens: int, cached_tokens: in
     square = computed * prompt_tokens
     attended = (prompt_tokens * (prompt_tokens + 1) - cached * (cached + 1)) / 2
     masked_flops = attention_flops_per_position(d.model) * batch * (square - attended)
-    scores = (batch * d.model.layers * attention_heads_per_gpu(d.model, d.gpus) * SCORE_PASSES_THROUGH_HBM
-              * square * ACTIVATION_BYTES_PER_VALUE)
-    return replace(fused, flops=fused.flops + masked_flops, bytes_per_gpu=fused.bytes_per_gpu + scores)
+    scores = (d.sequences_per_gpu(batch) * d.model.layers * attention_heads_per_gpu(d.model, d.layout.tensor)
+              * SCORE_PASSES_THROUGH_HBM * square * ACTIVATION_BYTES_PER_VALUE)     # along the path
+    # the scores cross HBM beside the attention's KV traffic; the masked half is 16-bit attention work
+    return replace(fused, flops=fused.flops + masked_flops, bytes=fused.bytes + scores * d.layout.stage_gpus,
+                   kv_bytes_per_gpu=fused.kv_bytes_per_gpu + scores,
+                   wide_flops_per_gpu=fused.wide_flops_per_gpu + masked_flops * path_share(d, batch))
 
 
 @dataclass(frozen=True)
@@ -84,4 +90,4 @@ def compare(d, machine, *, batch: int, prompt_tokens: int, cached_tokens: int = 
         prompt_tokens=prompt_tokens, with_flash_seconds=time_pass(fused, machine).seconds,
         without_flash_seconds=time_pass(unfused, machine).seconds,
         score_traffic_bytes_per_gpu=unfused.bytes_per_gpu - fused.bytes_per_gpu,
-        score_bytes_per_gpu=score_bytes_per_gpu(d.model, d.gpus, batch=batch, prompt_tokens=prompt_tokens))
+        score_bytes_per_gpu=score_bytes_per_gpu(d, batch=batch, prompt_tokens=prompt_tokens))

@@ -47,11 +47,16 @@ def shared_prefix_tokens(scenario) -> int:
 
 def kv_tokens_held(scenario, model) -> float:
     """Tokens of KV the batch holds: one reservation per sequence, or its tokens with the shared prefix once."""
+    return kv_tokens_held_by(scenario, model, scenario.batch)
+
+
+def kv_tokens_held_by(scenario, model, sequences: int) -> float:
+    """``kv_tokens_held`` of ``sequences`` of the scenario's sequences (those one attention replica keeps, say)."""
     context = scenario.prompt_tokens + scenario.output_tokens
     if scenario.kv_allocation == "reserved":
-        return scenario.batch * reserved_tokens_per_sequence(scenario, model)
+        return sequences * reserved_tokens_per_sequence(scenario, model)
     shared = shared_prefix_tokens(scenario)
-    return shared + scenario.batch * (context - shared) if shared else scenario.batch * context
+    return shared + sequences * (context - shared) if shared else sequences * context
 
 
 def held_tokens_per_sequence(scenario, model) -> int:

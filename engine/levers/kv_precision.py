@@ -22,5 +22,6 @@ from engine.passes import decode_step_work
 def kv_share_of_step_bytes(d, *, batch: int, context_tokens: float) -> float:
     """The share of one decode step's HBM bytes that is cached KV read (0..1)."""
     step = decode_step_work(d, batch=batch)
-    kv_read = step.bytes_per_gpu_per_context_token * context_tokens
-    return kv_read / step.at(context_tokens).bytes_per_gpu
+    work = step.at(context_tokens)
+    kv_read = work.kv_bytes_per_gpu - step.kv_bytes_per_gpu_fixed          # all but the new token's own K and V
+    return kv_read / work.bytes_per_gpu

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from engine.memory import kv_bytes_per_sequence
 from engine.passes import decode_step_work, prefill_work
 from engine.request import time_pass
 
@@ -40,8 +41,9 @@ def host_link_bytes_per_second(gpu, efficiency) -> float:
 
 
 def reload_seconds(d, efficiency, *, tokens: float, batch: int = 1) -> float:
-    """Copying ``batch`` conversations' KV of ``tokens`` tokens each back from host memory."""
-    return batch * tokens * d.kv_bytes_per_token * d.kv_share_per_gpu / host_link_bytes_per_second(d.gpu, efficiency)
+    """Copying ``batch`` conversations' KV of ``tokens`` tokens each back from host memory (each GPU its own)."""
+    held = kv_bytes_per_sequence(d, tokens) * d.kv_share_per_gpu
+    return d.sequences_per_gpu(batch) * held / host_link_bytes_per_second(d.gpu, efficiency)
 
 
 def recompute_seconds(d, machine, *, tokens: int, batch: int = 1) -> float:
@@ -56,12 +58,13 @@ def step_over_host_link(d, machine, *, batch: int, context_tokens: float) -> flo
     two as the mode combines compute and memory (the larger in ideal, the sum in realistic).
     """
     eff = machine.efficiency
-    work = decode_step_work(d, batch=batch).at(context_tokens)
-    kv_read = decode_step_work(d, batch=batch).bytes_per_gpu_per_context_token * context_tokens
-    on_gpu = time_pass(replace(work, bytes_per_gpu=work.bytes_per_gpu - kv_read), machine)
+    step = decode_step_work(d, batch=batch)
+    work = step.at(context_tokens)
+    kv_read = work.kv_bytes_per_gpu - step.kv_bytes_per_gpu_fixed          # all but the new token's own K and V
+    on_gpu = time_pass(replace(work, kv_bytes_per_gpu=work.kv_bytes_per_gpu - kv_read), machine)
     over_link = kv_read / host_link_bytes_per_second(d.gpu, eff)
     return (eff.roofline_seconds(eff.roofline_seconds(on_gpu.compute_seconds, on_gpu.memory_seconds), over_link)
-            + eff.fixed_seconds(work.link_seconds, work.allreduce_calls))
+            + eff.fixed_seconds(work.transfers, work.layers))
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class OffloadFigures:
 def offload_figures(d, machine, *, batch: int, context_tokens: float, reloaded_tokens: int,
                     tokens_per_sequence: int, host_bytes_per_gpu: float) -> OffloadFigures:
     """The module's figures for one deployment (``tokens_per_sequence``: what a parked conversation holds)."""
-    per_sequence = tokens_per_sequence * d.kv_bytes_per_token * d.kv_share_per_gpu
+    per_sequence = kv_bytes_per_sequence(d, tokens_per_sequence) * d.kv_share_per_gpu
     eff = machine.efficiency
     return OffloadFigures(
         host_bytes_per_gpu=host_bytes_per_gpu, host_link_bytes_per_second=host_link_bytes_per_second(d.gpu, eff),

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from engine.cost import token_prices
 from engine.levers.fields import speculative_on
-from engine.levers.kv_allocation import kv_tokens_held, max_batch
+from engine.levers.kv_allocation import kv_tokens_held_by, max_batch
 from engine.levers.speculative import (
     Drafter, SpeculativeReport, draft_prefill_seconds, loss_batch, pass_times, speedup, tokens_per_pass,
 )
@@ -37,7 +37,7 @@ def draft_bytes_per_gpu(s) -> tuple[float, float]:
     """The draft model's weights per GPU, and one token of its KV per GPU (0, 0 without a draft model)."""
     if s.draft is None:
         return 0.0, 0.0
-    return s.draft.weights_bytes / s.draft.gpus, s.draft.kv_bytes_per_token * s.draft.kv_share_per_gpu
+    return s.draft.weights_bytes_per_gpu, s.draft.kv_bytes_per_token * s.draft.kv_share_per_gpu
 
 
 def mean_kv_bytes_per_token(s) -> float:
@@ -48,11 +48,11 @@ def mean_kv_bytes_per_token(s) -> float:
 
 
 def max_batch_of(s, room: float) -> int:
-    """The most sequences of ``s``'s length that fit in ``room`` (HBM less weights and allowance) beside
-    the draft model (``engine.levers.kv_allocation.max_batch``)."""
+    """The most sequences of ``s``'s length that fit in ``room`` (each GPU's HBM less weights and allowance)
+    beside the draft model (``engine.levers.kv_allocation.max_batch``), in every attention replica."""
     draft_weights, draft_kv_per_token = draft_bytes_per_gpu(s)
     return max_batch(room - draft_weights, mean_kv_bytes_per_token(s) * s.kv_share_per_gpu, s.scenario,
-                     s.model, draft_kv_per_token)
+                     s.model, draft_kv_per_token) * s.layout.data
 
 
 def room_bytes_per_gpu(report) -> float:
@@ -76,7 +76,7 @@ def _speculative_changes(s, report, drafter: Drafter, draft_weights: float, draf
     times = pass_times(s.deployment, drafter, machine, batch=sc.batch, context_tokens=context, draft_tokens=k)
     expected = tokens_per_pass(a, k)
     gain = speedup(times, expected)
-    draft_kv = draft_kv_per_token * kv_tokens_held(sc, s.model)
+    draft_kv = draft_kv_per_token * kv_tokens_held_by(sc, s.model, s.deployment.sequences_per_gpu(sc.batch))
     draft_bytes = draft_weights + draft_kv
     prefill = draft_prefill_seconds(drafter, machine, batch=sc.batch, prompt_tokens=sc.prompt_tokens,
                                     cached_tokens=sc.cached_prefix_tokens)

@@ -36,7 +36,7 @@ a batch's pass waits for its slowest sequence, which this leaves out.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine.batch_search import smallest_batch
 from engine.deployment import Deployment
@@ -72,10 +72,8 @@ class PassTimes:
 
 
 def verify_work(target: Deployment, *, batch: int, draft_tokens: int):
-    """The verify pass as a decode step of ``batch * (k+1)`` tokens that reads each sequence's KV once."""
-    wide = decode_step_work(target, batch=batch * (draft_tokens + 1))
-    narrow = decode_step_work(target, batch=batch)
-    return replace(wide, bytes_per_gpu_per_context_token=narrow.bytes_per_gpu_per_context_token)
+    """The verify pass as a decode step of ``k+1`` new tokens per sequence that reads each sequence's KV once."""
+    return decode_step_work(target, batch=batch, tokens_per_sequence=draft_tokens + 1)
 
 
 def pass_times(target: Deployment, drafter: Drafter, machine: Machine, *, batch: int, context_tokens: float,

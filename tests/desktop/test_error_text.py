@@ -12,6 +12,8 @@ from engine.errors import shown_value
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from engine import InputError
+from engine.scenario import MAX_GPUS
+from engine.units import format_count
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -19,9 +21,10 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 def test_the_stores_error_in_chinese_is_chinese_and_names_the_value(qtbot):
     store = ScenarioStore(language=Language("zh"))
     with qtbot.waitSignal(store.error) as signal:
-        assert not store.update(gpus=65)
+        assert not store.update(gpus=MAX_GPUS + 1)          # one more than a deployment may have (1,024)
     message = signal.args[0]
-    assert HAN.search(message) and "GPU 数量" in message and "65" in message and "64" in message
+    assert HAN.search(message) and "GPU 数量" in message and format_count(MAX_GPUS + 1) in message
+    assert format_count(MAX_GPUS) in message
     assert "must" not in message
 
 
@@ -34,9 +37,9 @@ def test_an_unknown_gpu_in_chinese_names_it_and_its_close_matches(qtbot):
 
 def test_the_english_store_writes_the_same_facts_in_english(qtbot):
     store = ScenarioStore(language=Language("en"))
-    with qtbot.waitSignal(store.error) as signal:
-        store.update(model="llama-3.1-8b", gpus=64)
-    assert signal.args[0] == ("Llama 3.1 8B's 32 attention heads cannot be split evenly over 64 GPUs; "
+    with qtbot.waitSignal(store.error) as signal:       # inside one node the GPUs form one tensor group
+        store.update(model="llama-3.1-8b", gpus=3)
+    assert signal.args[0] == ("Llama 3.1 8B's 32 attention heads cannot be split evenly over 3 GPUs; "
                               "tensor parallelism allows 1, 2, 4, 8, 16 or 32 GPUs.")
     assert not HAN.search(signal.args[0])
 
@@ -68,10 +71,10 @@ def test_values_are_shown_as_a_reader_expects():
 
 def test_the_inline_error_follows_a_language_switch(make_window, qtbot):
     window = make_window("en")
-    window.store.update(gpus=65)
+    window.store.update(gpus=MAX_GPUS + 1)
     assert "must be a whole number" in window.controls.error_text()
     window.language.set_code("zh")
-    assert HAN.search(window.controls.error_text()) and "65" in window.controls.error_text()
+    assert HAN.search(window.controls.error_text()) and format_count(MAX_GPUS + 1) in window.controls.error_text()
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,7 +208,8 @@ def test_catalogue_warnings_at_start_up_lead_with_a_chinese_sentence(qapp, tmp_p
 @pytest.mark.parametrize("fields", [
     {"batch": 5000}, {"batch": 2.5}, {"gpu": " "}, {"usd_per_gpu_hour": -1.0}, {"mode": "fast"},
     {"prompt_tokens": 10_000_000, "output_tokens": 1}, {"model": "llama-3.1-8b", "gpus": 3},
-    {"model": "qwen2.5-7b", "gpus": 14}, {"model": "llama-2-13b", "gpus": 5}, {"gpu": "h900"}, {"gpu": 42},
+    {"model": "qwen2.5-7b", "gpus": 29}, {"model": "llama-2-13b", "gpus": 5}, {"gpu": "h900"}, {"gpu": 42},
+    {"model": "qwen2.5-7b", "gpus": 16, "tp": 3}, {"model": "llama-3.1-8b", "gpus": 16, "ep": 2},
     {"model": "llama-3.1-8b", "prompt_tokens": 200_000}, {"gpu": "x" * 100_000},
 ])
 def test_the_apps_english_is_the_engines_sentence_word_for_word(fields):

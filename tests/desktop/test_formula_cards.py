@@ -12,7 +12,7 @@ from desktop.scenes.gpu_waits.story import FIRST_DECODE_BUILD, FIRST_GAUGE_BUILD
 from desktop.scenes.kv_cache.pictures import FACTOR_BUILDS, GROWTH_BUILD
 from desktop.scenes.kv_cache.story import KvCacheStory, KvControls
 from engine import Scenario
-from engine.units import format_percent
+from engine.units import format_percent, format_seconds
 from tests.desktop.stories import story
 
 DEFAULT = Scenario(gpus=2)
@@ -79,7 +79,8 @@ def test_a_click_on_the_idle_share_shows_its_formula_with_this_scenarios_values(
     card = scene.formula_cards.card
     assert card.isVisible() and scene.formula_cards.shown_key == "idle_share"
     texts = _texts(scene)
-    assert "How long the worker waits" in texts and "= 1 − (142 GFLOP × 1) ÷ (29.8 ms × 2 × 989 TFLOPS)" in texts
+    step = format_seconds(scene.kit.store.report.decode.seconds_per_token)     # this scenario's own step time
+    assert "How long the worker waits" in texts and f"= 1 − (142 GFLOP × 1) ÷ ({step} × 2 × 989 TFLOPS)" in texts
     assert scene.rect().contains(card.geometry())                      # inside the stage
     qtbot.mouseClick(scene, Qt.MouseButton.LeftButton, pos=QPoint(2, scene.height() - 2))
     assert not card.isVisible()                                        # a click on no figure closes it

@@ -12,6 +12,7 @@ from desktop.scenes.model_memory import story as mm
 from tests.desktop.stories import ANSWERS
 from engine import InputError, Scenario
 from engine.catalog import default_catalog
+from engine.compute import counts_for
 from engine.units import format_bytes
 from widgets.memory_bars_state import free_bytes, overflow_bytes, overflows, used_bytes
 
@@ -108,8 +109,16 @@ def test_the_builds_tell_the_seeds_story_and_keep_the_shared_fields():
     assert format_bytes(problem.hbm_bytes_per_gpu) == "80 GB"
     values = mm.shown_values(results, "problem", EN)
     assert values["weights_over"] == "61.1 GB"          # 141 GB of weights against 80 GB
-    assert results["quantise"].fits and format_bytes(results["quantise"].weights_bytes) == "70.6 GB"
-    assert results["int4"].weights_bytes == pytest.approx(results["problem"].weights_bytes / 4)
+    # quantised, the layers' matrices shrink to the format's bytes (INT4 with its group scales); the embedding,
+    # LM head and norms stay 16-bit, as quantised checkpoints ship them
+    counts = counts_for(default_catalog().model("llama-3.1-70b"))
+    sixteen_bit = counts.embedding + counts.lm_head + counts.norms
+    for build in ("quantise", "int4"):
+        r = results[build]
+        narrow = (counts.total - sixteen_bit) * r.weights_precision.bytes_per_value
+        assert r.weights_bytes == pytest.approx(narrow + 2 * sixteen_bit)
+    assert results["quantise"].fits and results["quantise"].weights_bytes < 0.55 * problem.weights_bytes
+    assert results["int4"].weights_bytes < 0.6 * results["quantise"].weights_bytes
     assert results["split"].scenario.gpus == 2 and results["split"].fits
     assert results["smaller"].scenario.model == "llama-3.1-8b" and results["smaller"].fits
 

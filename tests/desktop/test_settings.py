@@ -112,11 +112,16 @@ def test_saving_where_it_cannot_write_returns_the_reason(tmp_path):
     assert problem and "file" in problem.sentence(Language("en"))
 
 
-@pytest.mark.parametrize("model, gpus", [("llama-3.1-8b", 3), ("llama-3.1-8b", 64), ("qwen2.5-7b", 14)])
-def test_a_saved_gpu_count_the_model_cannot_be_split_over_is_replaced_by_the_default(path, model, gpus):
+# Within a node the count must split the model's heads (3 GPUs for Llama 3.1 8B's 32); past it, a tensor group
+# must leave no more pipeline stages than the model has layers (33 GPUs: 33 stages of 32 layers; 29 for Qwen2.5 7B,
+# whose 4 KV heads allow tensor groups of 1, 2 or 4 only, against 28 layers)
+@pytest.mark.parametrize("model, gpus, code", [("llama-3.1-8b", 3, "parallel.uneven_heads"),
+                                               ("llama-3.1-8b", 33, "layout.stages"),
+                                               ("qwen2.5-7b", 29, "layout.stages")])
+def test_a_saved_gpu_count_the_model_cannot_be_split_over_is_replaced_by_the_default(path, model, gpus, code):
     path.write_text(json.dumps({"scenario": {"model": model, "gpus": gpus}, "theme": "dark"}), encoding="utf-8")
     loaded = store.load(path)
-    assert loaded.reset_fields == ["scenario.gpus"] and loaded.reasons["scenario.gpus"].code.startswith("parallel.")
+    assert loaded.reset_fields == ["scenario.gpus"] and loaded.reasons["scenario.gpus"].code == code
     assert loaded.settings.scenario == replace(DEFAULT_SCENARIO, model=model, gpus=DEFAULT_SCENARIO.gpus)
     assert loaded.settings.theme == "dark"
 

@@ -15,7 +15,8 @@ from engine.errors import InputError
 ROOT = Path(__file__).resolve().parents[2]
 
 GPU_IDS = ["h800", "h100-sxm", "h100-pcie", "h200", "h20", "a100-40gb", "a100-80gb", "a800", "b200",
-           "l40s", "rtx-4090", "mi300x", "ascend-910b"]
+           "l40s", "rtx-4090", "mi300x", "ascend-910b", "gb200", "h100-nvl", "a100-pcie", "l4", "l20",
+           "rtx-5090", "m3-max", "m4-max", "ascend-910c"]
 MODEL_IDS = ["llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
              "qwen2.5-7b", "qwen2.5-72b", "qwen3-32b", "mixtral-8x7b", "deepseek-v3",
              "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-30b-a3b", "qwen3-235b-a22b",
@@ -24,7 +25,7 @@ MODEL_IDS = ["llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-
 MOE_IDS = {"mixtral-8x7b", "mixtral-8x22b", "deepseek-v3", "deepseek-r1", "kimi-k2", "qwen3-30b-a3b",
            "qwen3-235b-a22b", "glm-4.5", "glm-4.5-air", "gpt-oss-120b", "gpt-oss-20b"}
 MLA_IDS = {"deepseek-v3", "deepseek-r1", "kimi-k2"}
-PRECISION_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+PRECISION_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5625, "fp4": 0.5625}
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +75,7 @@ def test_peaks_are_dense_not_sparse(catalog):
         assert set(peaks) <= set(COMPUTE_PRECISIONS)
         if "fp8" in peaks:        # one FP8 step is twice an FP16 step on every tensor core listed
             assert peaks["fp8"] / peaks["fp16"] == pytest.approx(2, rel=0.05), gpu.id
-        if "fp32" in peaks:
+        if "fp32" in peaks and gpu.vendor != "Apple":    # Apple's GPUs have no faster 16-bit matrix units
             assert peaks["fp32"] < peaks["fp16"], gpu.id
 
 
@@ -125,6 +126,19 @@ def test_precisions(catalog):
     assert catalog.precision("int4").compute_precision == "fp16"     # weight-only: FP16 matmuls
     assert catalog.precision("int8").compute_precision == "int8"
     assert catalog.precision("fp8").compute_precision == "fp8"
+    assert catalog.precision("fp4").compute_precision == "fp4"       # Blackwell's FP4 tensor cores
+
+
+def test_every_gpu_states_its_node_and_network_with_a_source(catalog):
+    import tomllib
+    raw = tomllib.loads((ROOT / "resources" / "catalog" / "gpus.toml").read_text(encoding="utf-8"))["gpus"]
+    for gpu in catalog.gpus.values():
+        assert {"node_gpus", "network", "network_bytes_per_second"} <= set(raw[gpu.id]), gpu.id
+        assert "network_bytes_per_second" in gpu.sources or "Gb/s" in gpu.source, gpu.id
+        assert 1 <= gpu.node_gpus <= 384 and 1e8 <= gpu.network_bytes_per_second <= 1e12, gpu.id
+    assert catalog.gpu("h800").network_bytes_per_second / 2 == 50e9        # DeepSeek-V3's "IB (50 GB/s)"
+    assert catalog.gpu("gb200").node_gpus == 72 and catalog.gpu("m4-max").node_gpus == 1
+    assert catalog.gpu("gb200").flops_per_second["fp4"] == 2 * catalog.gpu("gb200").flops_per_second["fp8"]
 
 
 def test_qwen3_head_dim_comes_from_its_config_not_from_hidden_over_heads(catalog):
@@ -193,6 +207,7 @@ def test_json_and_text_listings_carry_every_entry_and_its_source(catalog):
         assert f"  {entry_id}: " in text
     assert "989 TFLOPS" in text and "3.35 TB/s" in text and "400 GB/s" in text
     assert text.count("source: ") == len(GPU_IDS) + len(MODEL_IDS) + len(PRECISION_BYTES)
+    assert "node of 8 GPUs; network 100 GB/s per GPU: InfiniBand NDR" in text
 
 
 def test_default_catalog_is_read_once(monkeypatch, tmp_path):

@@ -160,7 +160,7 @@ def test_a_missing_user_file_is_not_a_problem(tmp_path):
 
 def test_unknown_tables_non_table_entries_and_duplicate_ids_are_reported(tmp_path):
     text = ("[gpus]\nodd = 3\n" + GOOD_GPU + GOOD_GPU.replace("gpus.mygpu", "gpus.MYGPU")
-            + "[precisions.fp4]\nname = 'FP4'\n")
+            + "[precisions.fp5]\nname = 'FP5'\n")
     path = write(tmp_path, text)
     catalog = load_catalog(user_file=path)
     assert catalog.gpu("mygpu").memory_bytes == 32e9            # the first definition stays
@@ -169,7 +169,7 @@ def test_unknown_tables_non_table_entries_and_duplicate_ids_are_reported(tmp_pat
     assert "GPU 'odd': must be a table of fields, got 3" in odd
     assert "GPU 'MYGPU': its id matches 'mygpu' defined above" in duplicate
     assert "'precisions' is not read" in table
-    assert "fp4" not in catalog.precisions
+    assert "fp5" not in catalog.precisions
 
 
 def test_the_user_file_is_never_written(tmp_path):
@@ -291,3 +291,18 @@ def test_ids_are_found_whichever_way_an_accent_was_typed(tmp_path):
                     + GOOD_MODEL.replace("[models.tiny]", f'[models."{composed}"]'), name="twice.toml")
     [warning] = load_catalog(user_file=doubled).warnings
     assert "defined above" in warning                              # the two spellings are one id
+
+
+def test_a_users_gpu_without_node_fields_is_an_8_gpu_node_and_one_with_them_keeps_them(tmp_path):
+    from engine.catalog_types import DEFAULT_NETWORK_BYTES_PER_SECOND, DEFAULT_NODE_GPUS
+    node = ('\n[gpus.mybox]\nname = "My box"\nvendor = "Me"\nmemory_bytes = 24e9\n'
+            'memory_bandwidth_bytes_per_second = 1e12\ninterconnect = "PCIe 4.0 x16"\n'
+            'interconnect_bytes_per_second = 64e9\npcie_bytes_per_second = 64e9\nnode_gpus = 2\n'
+            'network = "10 Gb/s Ethernet"\nnetwork_bytes_per_second = 2.5e9\n[gpus.mybox.flops]\nfp16 = 100e12\n')
+    bad = node.replace("mybox", "badbox").replace("node_gpus = 2", "node_gpus = 0")
+    catalog = load_catalog(user_file=write(tmp_path, GOOD_GPU + node + bad))
+    plain, box = catalog.gpu("mygpu"), catalog.gpu("mybox")
+    assert (plain.node_gpus, plain.network_bytes_per_second) == (DEFAULT_NODE_GPUS, DEFAULT_NETWORK_BYTES_PER_SECOND)
+    assert (box.node_gpus, box.network, box.network_bytes_per_second) == (2, "10 Gb/s Ethernet", 2.5e9)
+    [warning] = catalog.warnings
+    assert "'badbox'" in warning and "node_gpus" in warning

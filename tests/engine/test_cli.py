@@ -24,8 +24,10 @@ def test_contract_command_prints_exactly_the_json_keys():
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert list(data) == list(Report.JSON_KEYS)
-    assert list(data["prefill"]) == ["flops", "bytes", "seconds", "bound"]
-    assert list(data["decode"]) == ["flops_per_token", "bytes_per_token", "seconds_per_token", "bound"]
+    assert list(data["prefill"]) == ["flops", "bytes", "seconds", "bound", "communication_seconds"]
+    assert list(data["decode"]) == ["flops_per_token", "bytes_per_token", "seconds_per_token", "bound",
+                                    "communication_seconds"]
+    assert data["nodes"] == 1 and data["parallel"] == {"tensor": 1, "pipeline": 1, "expert": 1}
     assert data["kv_bytes_per_token"] == 327680
     assert data["fits"] is False
     assert data["decode"]["bound"] == "memory" and data["prefill"]["bound"] == "compute"
@@ -87,10 +89,10 @@ def test_weight_only_note_in_text(capsys):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["report", "--gpus", "0"], ["0", "1 to 64"]),
-    (["report", "--gpus", "two"], ["--gpus", "'two'", "1 to 64"]),
-    (["report", "--gpus", "1e400"], ["--gpus", "'1e400'", "1 to 64"]),
-    (["report", "--gpus", "nan"], ["--gpus", "'nan'", "1 to 64"]),
+    (["report", "--gpus", "0"], ["0", "1 to 1,024"]),
+    (["report", "--gpus", "two"], ["--gpus", "'two'", "1 to 1,024"]),
+    (["report", "--gpus", "1e400"], ["--gpus", "'1e400'", "1 to 1,024"]),
+    (["report", "--gpus", "nan"], ["--gpus", "'nan'", "1 to 1,024"]),
     (["report", "--batch", "1.5"], ["--batch", "'1.5'", "1 to 4,096"]),
     (["report", "--batch", "99999999999999999999999"], ["99,999,999,999,999,999,999,999", "1 to 4,096"]),
     (["report", "--output", "0"], ["0", "1 to 10,000,000"]),

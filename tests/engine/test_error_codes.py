@@ -15,7 +15,7 @@ def refusal(**fields) -> InputError:
 
 
 @pytest.mark.parametrize("field, value, low, high", [
-    ("gpus", 65, 1, 64), ("batch", 0, 1, 4096), ("prompt_tokens", 0, 1, MAX_CONTEXT_TOKENS),
+    ("gpus", 1025, 1, 1024), ("batch", 0, 1, 4096), ("prompt_tokens", 0, 1, MAX_CONTEXT_TOKENS),
     ("output_tokens", 2.5, 1, MAX_CONTEXT_TOKENS),
 ])
 def test_a_whole_number_out_of_range_names_field_range_and_value(field, value, low, high):
@@ -45,7 +45,7 @@ def test_the_other_scenario_refusals_have_codes():
     ("llama-2-13b", 5, "parallel.uneven_mlp", 13824, (1, 2, 4, 8)),
 ])
 def test_a_gpu_count_that_cannot_share_the_model_has_a_code_and_the_allowed_counts(model, gpus, code, size, counts):
-    error = refusal(model=model, gpus=gpus)
+    error = refusal(model=model, gpus=gpus, tp=gpus)        # a tensor group of that many GPUs
     assert error.code == code
     assert error.values == {"model": default_catalog().model(model).name, "size": size, "got": gpus,
                             "counts": counts}

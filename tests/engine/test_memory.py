@@ -18,8 +18,10 @@ def test_70b_at_fp16_is_140_gb_and_does_not_fit_one_h800():
 
 
 def test_70b_at_fp8_fits_one_h800_with_1500_tokens():
+    # 68.5B layer weights at 1 byte plus the embedding and LM head (2 x 1.05B) kept in 16 bits, as FP8
+    # checkpoints ship them (engine.deployment): 72.7 GB, not the seed's rounder 70.
     r = report(gpu="h800", model="llama-3.1-70b", weights="fp8", kv="fp16", prompt_tokens=1000, output_tokens=500)
-    assert r.weights_bytes == pytest.approx(70.6 * GB, rel=0.01)
+    assert r.weights_bytes == pytest.approx(72.7 * GB, rel=0.01)
     assert r.fits
     assert 0 < r.free_bytes_per_gpu < 10 * GB
 
@@ -114,7 +116,9 @@ def test_the_allowance_of_the_seeds_example_is_about_1_2_gb():
 def _on_a_card_of(capacity_bytes: float, model=fx.LLAMA_31_70B, gpus=2, batch=3):
     from dataclasses import replace
     from engine.deployment import deploy
-    d = deploy(model, replace(fx.H800, memory_bytes=capacity_bytes), gpus, fx.FP8, fx.FP16)
+    from engine.layout import plan_layout
+    gpu = replace(fx.H800, memory_bytes=capacity_bytes)
+    d = deploy(model, gpu, plan_layout(model, gpu, gpus), fx.FP8, fx.FP16)
     return memory.plan_memory(d, batch=batch, prompt_tokens=1000, output_tokens=500)
 
 

@@ -72,7 +72,7 @@ def test_the_scanners_see_what_they_forbid(tmp_path):
 @pytest.mark.parametrize("function, value, text", [
     (units.format_ops, 1978.9e12, "1979 TOPS"),
     (units.format_ops, 660.6e12, "661 TOPS"),
-    (units.format_value_size, 0.5, "0.5 bytes"),
+    (units.format_value_size, 0.5, "4 bits"), (units.format_value_size, 0.5625, "4.5 bits"),
     (units.format_value_size, 1, "1 byte"),
     (units.format_value_size, 2.0, "2 bytes"),
     (units.format_tokens_per_second, 18.97, "19 tokens/s"),
@@ -95,7 +95,7 @@ def test_the_catalogue_listing_writes_integer_peaks_in_tops_and_counts_with_unit
     h800 = text[text.index("  h800: "):text.index("source:", text.index("  h800: "))]
     assert "INT8 1979 TOPS" in h800 and "FP8 1979 TFLOPS" in h800 and "TFLOPS" not in h800.split("INT8")[1]
     assert "published parameters 671B, 37B per token" in text          # DeepSeek-V3
-    assert "int4: INT4, 0.5 bytes per value" in text and "fp8: FP8, 1 byte per value" in text
+    assert "int4: INT4, 4.5 bits per value" in text and "fp8: FP8, 1 byte per value" in text
 
 
 def test_a_small_user_model_is_listed_in_thousands_not_as_a_tiny_fraction_of_a_billion(tmp_path):

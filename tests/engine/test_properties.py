@@ -59,10 +59,10 @@ def test_every_in_range_scenario_gives_a_finite_consistent_report(scenario):
 
 @settings(max_examples=300, deadline=None)
 @given(scenarios(), st.integers(1, MAX_GPUS))
-def test_a_gpu_count_is_either_allowed_or_refused_with_the_allowed_counts(scenario, gpus):
+def test_a_tensor_group_is_either_allowed_or_refused_with_the_allowed_counts(scenario, gpus):
     allowed = allowed_gpu_counts(CATALOG.model(scenario.model))
     try:
-        compute_report(replace(scenario, gpus=gpus))
+        compute_report(replace(scenario, gpus=gpus, tp=gpus))
     except InputError as error:
         if "no published" in str(error):
             return
@@ -70,6 +70,21 @@ def test_a_gpu_count_is_either_allowed_or_refused_with_the_allowed_counts(scenar
         assert error.code.startswith("parallel.uneven_") and error.values["counts"] == allowed
         return
     assert gpus in allowed
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios(), st.integers(1, MAX_GPUS))
+def test_any_gpu_count_gets_the_default_layout_or_a_sentence_about_it(scenario, gpus):
+    try:
+        report = compute_report(replace(scenario, gpus=gpus))
+    except InputError as error:
+        if "no published" in str(error):
+            return
+        assert error.code.startswith(("parallel.uneven_", "layout.")), error
+        return
+    layout = report.layout
+    assert layout.tensor * layout.pipeline * layout.data == gpus
+    assert report.nodes == -(-gpus // report.gpu.node_gpus)
 
 
 anything = st.one_of(st.none(), st.booleans(), st.integers(-10 ** 15, 10 ** 15),

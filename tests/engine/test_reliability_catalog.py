@@ -105,7 +105,7 @@ def test_gpus_at_the_edges_of_the_ranges_give_finite_json_reports(tmp_path):
 def _refusals() -> list[InputError]:
     errors = [refused(batch=5000), refused(batch=2.5), refused(gpu=" "), refused(usd_per_gpu_hour=-1.0),
               refused(prompt_tokens=10_000_000, output_tokens=1), refused(mode="fast"),
-              refused(model="llama-3.1-8b", gpus=3), refused(model="qwen2.5-7b", gpus=14),
+              refused(model="llama-3.1-8b", gpus=3), refused(model="qwen2.5-7b", gpus=14, tp=14),
               refused(model="llama-2-13b", gpus=5), refused(gpu="h900"), refused(gpu=42),
               refused(model="llama-3.1-8b", prompt_tokens=200_000)]
     with pytest.raises(InputError) as caught:

@@ -23,8 +23,9 @@ def test_json_is_unchanged_by_the_resolved_fields():
     r = fx.report()
     data = r.to_json_dict()
     assert list(data) == list(Report.JSON_KEYS)
-    assert list(data["prefill"]) == ["flops", "bytes", "seconds", "bound"]
-    assert list(data["decode"]) == ["flops_per_token", "bytes_per_token", "seconds_per_token", "bound"]
+    assert list(data["prefill"]) == ["flops", "bytes", "seconds", "bound", "communication_seconds"]
+    assert list(data["decode"]) == ["flops_per_token", "bytes_per_token", "seconds_per_token", "bound",
+                                    "communication_seconds"]
     json.dumps(data)                                   # nothing un-serialisable leaks in
     assert data["kv_bytes_per_token"] == 327_680 and isinstance(data["weights_bytes"], int)
     bare = replace(r, gpu=None, model=None, weights_precision=None, kv_precision=None, scenario=None)

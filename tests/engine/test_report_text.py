@@ -72,7 +72,7 @@ def test_a_scenario_that_fits_has_no_note_and_shows_its_room():
     assert f"  free                       {format_bytes(free)}   fits" in lines_of(text)
     most = math.floor((80e9 - weights - allowance) / (1500 * per_token))
     assert f"most sequences             {most} of 1,500 tokens" in text and most > 1
-    assert "(70.6B parameters × 1 byte)" in text and "tokens/s per sequence" in text
+    assert "(70.6B parameters × 1 byte, embeddings and LM head 16-bit)" in text and "tokens/s per sequence" in text
 
 
 def test_the_json_of_a_scenario_that_does_not_fit_keeps_every_key(capsys):
@@ -84,4 +84,4 @@ def test_the_json_of_a_scenario_that_does_not_fit_keeps_every_key(capsys):
 @pytest.mark.parametrize("gpus", [2, 4])
 def test_gpu_counts_in_the_text_go_through_units(gpus):
     text = text_of(gpu="h800", model="llama-3.1-70b", weights="fp16", gpus=gpus)
-    assert f"on {gpus} × NVIDIA H800" in text and f"/ {gpus} GPUs" in text
+    assert f"on {gpus} × NVIDIA H800" in text and f"shared out over {gpus} GPUs" in text

@@ -41,8 +41,10 @@ def test_decode_total_equals_the_sum_of_each_step(mode, batch, prompt, output, m
 
 def test_crossing_from_memory_to_compute_bound_within_one_output():
     # A step that is compute-bound at short context and memory-bound at long context.
-    step = DecodeStepWork(flops_fixed=1e12, flops_per_context_token=0.0, bytes_per_gpu_fixed=1e9,
-                          bytes_per_gpu_per_context_token=1e6, link_seconds=0.0, allreduce_calls=0)
+    step = DecodeStepWork(flops_fixed=1e12, flops_per_context_token=0.0, bytes_fixed=1e9, bytes_per_context_token=1e6,
+                          matmul_flops_per_gpu=1e12, expert_flops_per_gpu=0.0, wide_flops_per_gpu_fixed=0.0,
+                          wide_flops_per_gpu_per_context_token=0.0, weight_bytes_per_gpu=1e9,
+                          kv_bytes_per_gpu_fixed=0.0, kv_bytes_per_gpu_per_context_token=1e6)
     machine = Machine(peak_flops_per_gpu=1e15, bandwidth_bytes_per_second_per_gpu=1e12, gpus=1, efficiency=IDEAL)
     total = decode_seconds_sum(step, machine, 0, 10_000)
     contexts = np.arange(10_000)

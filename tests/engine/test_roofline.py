@@ -49,13 +49,18 @@ def test_decode_at_batch_1_is_memory_bound_and_prefill_of_1000_tokens_compute_bo
 
 
 def test_ideal_mode_is_exactly_the_roofline_on_one_gpu():
-    r = report(gpu="h800", model="llama-3.1-70b", weights="fp8", mode="ideal")
+    r = report(gpu="h800", model="llama-3.1-70b", weights="fp16", mode="ideal")
     flops, bytes_ = r.prefill.flops, r.prefill.bytes
-    assert r.prefill.seconds == pytest.approx(max(flops / 1978.9e12, bytes_ / 3.35e12), rel=1e-12)
-    step = max(r.decode.flops_per_token / 1978.9e12, r.decode.bytes_per_token / 3.35e12)
+    assert r.prefill.seconds == pytest.approx(max(flops / 989.4e12, bytes_ / 3.35e12), rel=1e-12)
+    step = max(r.decode.flops_per_token / 989.4e12, r.decode.bytes_per_token / 3.35e12)
     assert r.decode.seconds_per_token == pytest.approx(step, rel=1e-12)
     intensity = r.prefill.flops / r.prefill.bytes
-    assert r.prefill.utilisation == pytest.approx(roofline.utilisation(fx.H800, fx.FP8, intensity))
+    assert r.prefill.utilisation == pytest.approx(roofline.utilisation(fx.H800, fx.FP16, intensity))
+
+
+def test_with_fp8_weights_attention_and_the_lm_head_stay_at_the_16_bit_peak_even_in_ideal_mode():
+    r = report(gpu="h800", model="llama-3.1-70b", weights="fp8", prompt_tokens=8000, output_tokens=1, mode="ideal")
+    assert r.prefill.flops / 1978.9e12 < r.prefill.compute_seconds < r.prefill.flops / 989.4e12
 
 
 def test_realistic_is_never_faster_than_ideal():
@@ -103,10 +108,19 @@ def test_at_the_ridge_point_exactly_a_pass_is_compute_bound():
     from engine.request import Machine, time_pass
     assert roofline.bound(1.0, 1.0) == "compute" and roofline.bound(1.0, 1.0 + 1e-9) == "memory"
     machine = Machine(peak_flops_per_gpu=1e15, bandwidth_bytes_per_second_per_gpu=1e12, gpus=1, efficiency=IDEAL)
-    at_ridge = time_pass(PassWork(flops=1e15, bytes_per_gpu=1e12, link_seconds=0.0, allreduce_calls=0), machine)
+    at_ridge = time_pass(PassWork.plain(1e15, 1e12), machine)
     assert at_ridge.compute_seconds == at_ridge.memory_seconds == 1.0           # 1,000 FLOP per byte, the ridge
     assert at_ridge.bound == "compute" and at_ridge.utilisation == 1.0
-    below = time_pass(PassWork(flops=0.999e15, bytes_per_gpu=1e12, link_seconds=0.0, allreduce_calls=0), machine)
+    below = time_pass(PassWork.plain(0.999e15, 1e12), machine)
     assert below.bound == "memory" and below.utilisation < 1.0
     ridge = roofline.ridge_point(fx.H800, fx.FP16)
     assert roofline.utilisation(fx.H800, fx.FP16, ridge) == 1.0 > roofline.utilisation(fx.H800, fx.FP16, 0.999 * ridge)
+
+
+def test_fp4_weights_run_at_blackwells_fp4_peak_and_are_widened_to_fp16_before_it():
+    b200 = report(gpu="b200", model="llama-3.1-70b", weights="fp4", kv="fp8")
+    h100 = report(gpu="h100-sxm", model="llama-3.1-70b", weights="fp4", kv="fp8")
+    assert (b200.compute_precision, b200.weight_only) == ("fp4", False)
+    assert (h100.compute_precision, h100.weight_only) == ("fp16", True)
+    assert b200.peak_flops_per_gpu == 2 * fx.CATALOG.gpu("b200").flops_per_second["fp8"]
+    assert b200.weights_bytes == h100.weights_bytes < report(model="llama-3.1-70b", weights="fp8").weights_bytes / 1.7

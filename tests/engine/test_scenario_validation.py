@@ -10,9 +10,10 @@ from tests.engine.fixtures import CATALOG
 
 
 @pytest.mark.parametrize("fields, named, allowed", [
-    (dict(gpus=0), "0", "1 to 64"),
-    (dict(gpus=-2), "-2", "1 to 64"),
-    (dict(gpus=65), "65", "1 to 64"),
+    (dict(gpus=0), "0", "1 to 1,024"),
+    (dict(gpus=-2), "-2", "1 to 1,024"),
+    (dict(gpus=1025), "1,025", "1 to 1,024"),
+    (dict(tp=-1), "-1", "0 to 1,024 (0: the default layout)"),
     (dict(gpus=2.5), "2.5", "whole number"),
     (dict(gpus=True), "True", "whole number"),
     (dict(gpus="2"), "'2'", "whole number"),
