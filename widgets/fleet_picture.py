@@ -103,6 +103,9 @@ class FleetPicture(StateWidget):
         boxes = len(state.nodes) + (1 if state.hidden_nodes else 0)
         side, across = self._grid(area, boxes, columns, rows)
         self.slot_px = side
+        if side < 1.0:                             # no room for the nodes: the texts alone
+            self.node_rects = []
+            return
         node_w = side * (columns + (columns - 1) * SLOT_GAP + 2 * NODE_PAD)
         node_h = side * (rows + (rows - 1) * SLOT_GAP + 2 * NODE_PAD + BAR + SLOT_GAP)
         down = math.ceil(boxes / across)

@@ -15,7 +15,10 @@ A slow question (a fleet plan: a simulation of ~100 ms) is asked from a
 worker thread (``desktop.kit.worker``) through the same cache, so every scene
 and every later visit finds its answer; ``known`` tells the UI thread whether
 an answer is there without computing it. The cache's bookkeeping is guarded
-by a lock; the question itself is computed outside it.
+by a lock; the question itself is computed outside it. ``shared_answers``
+gives every store of the process that answers from one catalogue object the
+same cache: a scene made in a store of its own (a speaker preview, an export,
+a test) finds what another already computed.
 """
 from __future__ import annotations
 
@@ -94,3 +97,19 @@ class Answers:
 
     def __len__(self) -> int:
         return len(self._cache)
+
+
+_SHARED: dict[int, Answers] = {}          # by id of the catalogue object; each holds its catalogue (no id reuse)
+_SHARED_LOCK = threading.Lock()
+MOST_SHARED = 4                           # the built-in catalogue and a few a person imported models into
+
+
+def shared_answers(catalog) -> Answers:
+    """The one cache of answers from ``catalog`` that every store using that catalogue object shares."""
+    with _SHARED_LOCK:
+        found = _SHARED.get(id(catalog))
+        if found is None or found.catalog is not catalog:
+            if len(_SHARED) >= MOST_SHARED:
+                _SHARED.pop(next(iter(_SHARED)))
+            found = _SHARED[id(catalog)] = Answers(catalog)
+        return found

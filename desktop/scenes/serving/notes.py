@@ -144,7 +144,8 @@ def _language_entries(story, text, rates, prices) -> dict:
 
     def more() -> float:
         p = prices()
-        return request_cost(p["zh"]) / request_cost(p["en"]) - 1
+        english = request_cost(p["en"])
+        return request_cost(p["zh"]) / english - 1 if english > 0 else 0.0     # free GPUs: nothing costs more
 
     def more_text() -> str:
         share = more()
