@@ -97,7 +97,9 @@ class FleetPicture(StateWidget):
         line = self.measure.line_height(floor, False)
         legend = self._legend_lines(state, w - 2 * margin - (SAMPLE_EM + 0.5) * line)
         legend_top = h - margin - sum(rows for _, _, rows in legend) * line - 0.15 * line * len(legend)
-        area = QRectF(margin, headline_used + line * 0.6, w - 2 * margin, legend_top - headline_used - line * 1.2)
+        more_line = line * 1.3 if state.hidden_nodes else 0.0     # room for the count under the nodes if need be
+        area = QRectF(margin, headline_used + line * 0.6, w - 2 * margin,
+                      legend_top - headline_used - line * 1.2 - more_line)
         columns = max(1, state.slot_columns)
         rows = max(math.ceil(len(node.slots) / columns) for node in state.nodes)
         boxes = len(state.nodes) + (1 if state.hidden_nodes else 0)
@@ -121,14 +123,21 @@ class FleetPicture(StateWidget):
             self._paint_network(painter, across, side, lw)
         for node, rect in zip(state.nodes, self.node_rects):
             self._paint_node(painter, node.slots, rect, columns, side, lw)
+        self._join_replicas(painter, state, side, lw)
+        legend_area = QRectF(margin, legend_top, w - 2 * margin, h - legend_top)
         if state.hidden_nodes:
             rect = self.node_rects[-1]
             painter.setPen(QPen(theme.color("muted"), lw, Qt.PenStyle.DashLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(rect, side * 0.2, side * 0.2)
-            placer.place("more", state.more_label, rect.adjusted(lw * 2, lw * 2, -lw * 2, -lw * 2),
-                         max(floor, int(headline_px * 0.85)), True, H_CENTRE | V_CENTRE, "text")
-        self._paint_legend(painter, placer, legend, QRectF(margin, legend_top, w - 2 * margin, h - legend_top), line)
+            # Inside its box, or (a small box) under the nodes: the count is never left out for want of room.
+            px = max(floor, int(headline_px * 0.85))
+            if not placer.place("more", state.more_label, rect.adjusted(lw * 2, lw * 2, -lw * 2, -lw * 2), px, True,
+                                H_CENTRE | V_CENTRE, "text"):
+                below = QRectF(margin, max(r.bottom() for r in self.node_rects) + NODE_GAP_Y * side,
+                               w - 2 * margin, line * 1.2)
+                placer.place("more", state.more_label, below, floor, True, LEFT | V_CENTRE, "text")
+        self._paint_legend(painter, placer, legend, legend_area, line)
 
     # -- drawing -------------------------------------------------------------------------------------
     def _paint_network(self, painter: QPainter, across: int, side: float, lw: float) -> None:
@@ -148,6 +157,17 @@ class FleetPicture(StateWidget):
                 painter.drawLine(QPointF(rect.center().x(), rect.bottom()), QPointF(rect.center().x(), y))
         if len(spines) > 1:
             painter.drawLine(QPointF(spine_x, spines[0]), QPointF(spine_x, spines[-1]))
+
+    def _join_replicas(self, painter: QPainter, state: FleetPictureState, side: float, lw: float) -> None:
+        """A replica larger than a node: its frames in neighbouring nodes of one row joined by a bar of the frame's
+        colour, so its nodes read as one replica."""
+        painter.setPen(QPen(self.theme.color("accent"), 2 * lw))       # between nodes: no GPU under it to cover
+        for (a, b), (left, right) in zip(zip(state.nodes, state.nodes[1:]), zip(self.node_rects, self.node_rects[1:])):
+            last = next((slot for slot in reversed(a.slots) if slot != FREE), FREE)
+            if last == FREE or last not in b.slots or abs(left.top() - right.top()) > 0.5:
+                continue
+            y = left.top() + NODE_PAD * side + side / 2
+            painter.drawLine(QPointF(left.right() - NODE_PAD * side * 0.6, y), QPointF(right.left() + NODE_PAD * side * 0.6, y))
 
     def _paint_node(self, painter: QPainter, slots: tuple[int, ...], rect: QRectF, columns: int, side: float,
                     lw: float) -> None:

@@ -125,7 +125,8 @@ def fleet_state(plan: FleetPlan, links, text) -> FleetPictureState:
                         count=len(hidden)) if hidden else "",
         node_link_label=text("fleet.link", link=links.link, bandwidth=format_bandwidth(links.link_bytes_per_second)),
         network_label=network,
-        replica_label=text("fleet.replica", gpus=format_count(plan.gpus_per_replica), count=plan.gpus_per_replica),
+        replica_label=text("fleet.replica_joined" if plan.gpus_per_replica > links.node_gpus else "fleet.replica",
+                           gpus=format_count(plan.gpus_per_replica), count=plan.gpus_per_replica),
         free_label=text("fleet.free"))
 
 

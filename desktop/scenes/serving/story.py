@@ -33,6 +33,7 @@ CONTROL_OF_FIELD = {"requests_per_second": "rate", "ttft_target": "ttft", "tpot_
                     "list_input_price": "list_input", "list_output_price": "list_output"}
 CONTROL_OF_CODE = {"plan.ttft_unreachable": "ttft", "plan.tpot_unreachable": "tpot", "plan.too_many_gpus": "rate"}
 CONTROLS = ("rate", "ttft", "tpot", "list_input", "list_output", "scenario")
+LANGUAGE_BARS_SHARE = 0.42              # the language build: its bars left, its wider table right
 PICTURE_SHARE = 0.52                    # of the stage's width: the picture left, its table right
 
 Rect = tuple[int, int, int, int]
@@ -216,13 +217,16 @@ class ServingStory(Story):
         gap = round(width * 0.03)
         right = (left + gap, 0, width - left - gap, height)
         placed: dict[str, Rect | None] = {"plot": None, "fleet": None, "table": None, "bars": None}
-        if name == "load":
+        if self.status() != "ready" and name in ("fleet", "language"):
+            placed["table"] = whole                 # computing or refused: the one widget that says so
+        elif name == "load":
             placed["plot"] = whole
         elif name == "fleet":
             placed["fleet"], placed["table"] = (0, 0, left, height), right
         elif name == "language":
-            placed["bars"], placed["table"] = (0, 0, round(width * 0.5) - gap // 2, height), \
-                (round(width * 0.5) + gap // 2, 0, width - round(width * 0.5) - gap // 2, height)
+            split = round(width * LANGUAGE_BARS_SHARE)
+            placed["bars"], placed["table"] = (0, 0, split - gap // 2, height), \
+                (split + gap // 2, 0, width - split - gap // 2, height)
         elif name == "disaggregation":
             placed["bars"] = whole
         else:

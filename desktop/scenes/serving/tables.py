@@ -47,8 +47,8 @@ def table(story) -> FigureTableState | None:
                 _row(story, "list_output", v["en_list_out"], v["zh_list_out"]),
                 _row(story, "margin", v["en_margin"], v["zh_margin"], bold=True))
         return FigureTableState(title=title, headers=(story.text("table.english"), story.text("table.chinese")),
-                                rows=rows, notes=(TableNote(story.text("table.cut_by"), v["cut_by"]),
-                                                 TableNote(story.text("table.character"), v["character"])),
+                                rows=rows, notes=(TableNote(story.text("table.character"), v["character"]),   # the caption
+                                                 TableNote(story.text("table.cut_by"), v["cut_by"])),     # names the cut
                                 max_text_scale=1.2)
     rows = (_row(story, "traffic", v["traffic"]), _row(story, "targets", v["targets"]),
             _row(story, "how_many", v["fleet_text"], bold=True, role="accent"),
