@@ -46,7 +46,8 @@ def test_the_first_frame_waits_for_neither_numpy_nor_pyqtgraph(tmp_path):
 
 
 def test_one_report_needs_no_numpy():
-    code = "import sys; from engine import Scenario, compute_report; compute_report(Scenario()); print('numpy' in sys.modules)"
+    code = ("import sys; from engine import Scenario, compute_report; compute_report(Scenario()); "
+            "print('numpy' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "False", result.stderr
 
