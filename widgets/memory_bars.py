@@ -66,7 +66,10 @@ class MemoryBars(StateWidget):
         return self._shown
 
     def set_state(self, state: MemoryBarsState) -> None:
-        """Draw ``state`` exactly from the next paint on; stops any transition. Cheap enough for every frame."""
+        """Draw ``state`` exactly from the next paint on; stops any transition. Cheap enough for every frame:
+        the same state again (a playback's frame that adds nothing to the bars) paints nothing."""
+        if self._tween is None and state == self._state and self._shown is state:
+            return
         self._tween = None
         self._state = self._shown = state
         self.update()
