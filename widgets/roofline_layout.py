@@ -264,7 +264,8 @@ def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "Rooflin
 
     def clear_of_markers(rect: QRectF) -> bool:
         grown = rect.adjusted(-touch, -touch, touch, touch)
-        return inner.contains(rect) and not any(grown.contains(m) for m in markers)
+        return inner.contains(rect) and not any(grown.contains(m) for m in markers) and \
+            not any(rect.intersects(other.adjusted(-gap, -gap, gap, gap)) for other in placed)
 
     def place(name, forms, bold, spots, side, anywhere=False) -> bool:
         for lines, size in forms:

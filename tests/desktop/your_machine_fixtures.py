@@ -41,7 +41,7 @@ def _pass(sizes, tokens: int, utilisation: float, bound: str, over: float, share
 def sample_result(core_share: float = 0.98, **changes) -> ProbeResult:
     """A measurement of "Test CPU 9000" on 2026-03-14 at 09:26 (local time), as ``probe_machine`` returns one."""
     model = default_catalog().model(MODEL_ID)
-    sizes = probe_sizes(model, 320_000_000)
+    sizes = replace(probe_sizes(model, 320_000_000), largest_matmul_size=2048)   # the size measured, as JSON keeps it
     assert sizes.layers_measured and len(sizes.matrices) == sizes.layers_measured * len(layer_matrices(model))
     cpu = DeviceMeasurement(
         device="cpu", device_name="Test CPU 9000 @ 3.1GHz", library="numpy",

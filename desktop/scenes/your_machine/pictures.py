@@ -167,11 +167,15 @@ def stage_names(text) -> list[str]:
     return [text(f"label.stage_{stage}") for stage in STAGES]
 
 
-def progress_state(text, probe: ProbeState) -> ShareBarsState:
-    """The probe running: its stages in order, the one now named, and the share of the whole done."""
+def progress_state(figures: Figures, probe: ProbeState) -> ShareBarsState:
+    """The probe running: the stage now, named, and the share of the whole done; over the bar its stages in
+    order, or, while an earlier measurement stays on the stage, that measurement's machine and date."""
+    text = figures.text
     stage = text(f"label.stage_{probe.stage}") if probe.stage else text("label.starting")
     done = min(1.0, max(0.0, probe.fraction))
-    return ShareBarsState((BarRow("progress", text("label.stage_order", stages=" → ".join(stage_names(text))), (
+    title = figures.identity() if figures.result is not None else \
+        text("label.stage_order", stages=" → ".join(stage_names(text)))
+    return ShareBarsState((BarRow("progress", title, (
         BarPart("done", done, stage, "accent"),
         BarPart("left", 1.0 - done, "", "muted", "dotted"))),),
         headline=text("label.measuring", stage=stage, share=format_percent(done)), headline_role="accent")

@@ -12,7 +12,8 @@ the probe::
 
 Every field the stage shows is in the JSON (SI units). The weight matrices come
 back in the order the probe ran them (``engine.probe_sizes``: q, k, v, o, gate,
-up, down, layer after layer). Qt-free. A file that cannot be read as a probe's
+up, down, layer after layer); the largest matrix product the sizes allowed is
+not in the JSON and is taken to be the one measured. Qt-free. A file that cannot be read as a probe's
 JSON is refused in one sentence (``probe.file``).
 """
 from __future__ import annotations

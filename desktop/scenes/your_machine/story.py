@@ -150,7 +150,7 @@ class YourMachineStory(Story):
 
     def strip_state(self):
         if self.probe.running:
-            return pictures.progress_state(self.text, self.probe)
+            return pictures.progress_state(self.figures, self.probe)
         return pictures.strip_state(self.figures, self.probe)
 
     # -- the side panel -----------------------------------------------------------------------------------------
