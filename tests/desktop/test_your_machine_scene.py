@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY = "your_machine"
 SCENE = find_entry(KEY).load()
 CJK = re.compile(r"[\u4e00-\u9fff]")
-PROBE_CHILD = "inference-physics-probe"
+PROBE_CHILD = probe_process.CHILD_NAME
 REAL_PROBE_TIMEOUT_MS = 120_000          # a busy two-core machine: spawning, importing numpy, measuring
 
 

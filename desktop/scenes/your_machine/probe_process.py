@@ -39,6 +39,7 @@ from engine.probe_sizes import probe_error
 
 PROGRESS_STEP = 0.01          # of the whole probe: about a hundred reports, not one per timed run
 JOIN_SECONDS = 5.0            # an ended child is reaped within this (it is killed after it)
+CHILD_NAME = "inference-physics-probe"
 
 Progress = Callable[[str, float], None]
 
@@ -115,27 +116,11 @@ class ProbeRun:
         """The measurement (see the module's docstring); raises ``ProbeError`` (one sentence) or
         ``ProbeCancelled`` (stopped)."""
         report = _Throttled(progress)
-        if in_process():
+        started = None if in_process() else self._start()
+        if started is None:
             return self._run_here(report)
-        _hook_exit()
-        import multiprocessing
+        process, reader = started
         try:
-            context = multiprocessing.get_context("spawn")
-            reader, writer = context.Pipe(duplex=False)
-            process = context.Process(target=_child, args=(writer, *self._arguments), daemon=True,
-                                      name="inference-physics-probe")
-        except (OSError, ImportError, NotImplementedError, ValueError):
-            return self._run_here(report)
-        with _lock:
-            _running.add(self)
-        try:
-            with self._guard:
-                if self.stopped:
-                    raise ProbeCancelled()
-                with interrupts_blocked():            # a Ctrl+C in the terminal is the app's to handle
-                    process.start()
-                self._process = process
-            writer.close()                             # the child's end: its death now ends our reads
             return self._read(reader, report)
         finally:
             reader.close()
@@ -144,6 +129,38 @@ class ProbeRun:
             self.reap()
             with _lock:
                 _running.discard(self)
+
+    def _start(self):
+        """(the child process, the pipe's reading end), started; None where no process can be started here.
+        Raises ``ProbeCancelled`` when stopped before it started."""
+        import multiprocessing
+        _hook_exit()
+        try:
+            context = multiprocessing.get_context("spawn")
+            reader, writer = context.Pipe(duplex=False)
+            process = context.Process(target=_child, args=(writer, *self._arguments), daemon=True,
+                                      name=CHILD_NAME)
+        except (OSError, ImportError, NotImplementedError, ValueError):
+            return None
+        try:
+            with self._guard:
+                if self.stopped:
+                    raise ProbeCancelled()
+                with interrupts_blocked():            # a Ctrl+C in the terminal is the app's to handle
+                    process.start()
+                self._process = process
+        except (OSError, RuntimeError, ValueError):   # no process here after all (resources, a frozen start)
+            reader.close()
+            writer.close()
+            return None
+        except ProbeCancelled:
+            reader.close()
+            writer.close()
+            raise
+        with _lock:
+            _running.add(self)
+        writer.close()                                 # the child's end: its death now ends our reads
+        return process, reader
 
     def _read(self, reader, report: "_Throttled") -> ProbeResult:
         while True:
