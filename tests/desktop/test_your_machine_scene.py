@@ -32,7 +32,7 @@ from engine.probe_sizes import probe_error
 from engine.units import format_flops
 from tests.desktop import test_presenter_standard as presenter_standard
 from tests.desktop.stage import drawn_texts
-from tests.desktop.your_machine_fixtures import sample_result
+from tests.desktop.your_machine_fixtures import sample_accelerator, sample_result
 from tests.engine.probe_fixtures import SMALL_BUDGET_BYTES
 from widgets.theme import THEMES
 
@@ -304,6 +304,7 @@ STATES = {
     "busy": lambda: ProbeState(result=sample_result(core_share=0.4)),
     "running": lambda: ProbeState(result=sample_result()).started().progressed("decode", 0.57),
     "refused": lambda: ProbeState().failed(probe_error("probe.memory", {"needed": "32 MB", "available": "20 MB"})),
+    "gpu": lambda: ProbeState(result=sample_result(accelerator=sample_accelerator())),
 }
 
 

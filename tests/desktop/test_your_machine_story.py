@@ -289,3 +289,24 @@ def test_the_session_keeps_the_last_measurement_and_a_file_stands_in_for_none(re
     monkeypatch.setenv(measurement.PROBE_FILE_VARIABLE, str(broken))
     state = measurement.session_state()
     assert state.result is None and state.error.code == "probe.file" and str(broken) in str(state.error)
+
+
+# -- a GPU in this machine ---------------------------------------------------------------------------------------------
+def test_a_gpu_the_probe_measured_too_gets_its_own_column_measured_here():
+    from tests.desktop.your_machine_fixtures import sample_accelerator
+    accelerator = sample_accelerator()
+    table = _story(ProbeState(result=sample_result(accelerator=accelerator)), 0).table_state()
+    assert len(table.headers) == 3 and accelerator.device_name in table.headers[1]
+    assert table.drop_order == (1,)                 # where three columns do not fit, the GPU's goes first
+    gpu_cells = [row.cells[1].text for row in table.rows]
+    assert format_bandwidth(accelerator.memory_bandwidth_bytes_per_second) in gpu_cells[0]
+    assert all(MARK["en"] in cell for cell in gpu_cells)
+    assert _story(ProbeState(result=sample_result()), 0).table_state().headers[0] == "this machine"
+
+
+def test_a_gpu_that_could_not_be_measured_is_said_under_the_cpus_figures():
+    problem = probe_error("probe.failed", {"device": "NVIDIA H200", "reason": "CUDA driver too old"})
+    s = _story(ProbeState(result=sample_result(accelerator_error=problem)), 0)
+    notes = s.strip_state().notes
+    assert notes and "CUDA driver too old" in notes[0].text and s.strip_lines() == 2
+    assert len(s.table_state().headers) == 2

@@ -38,6 +38,21 @@ def _pass(sizes, tokens: int, utilisation: float, bound: str, over: float, share
                            core_share=share)
 
 
+def sample_accelerator() -> DeviceMeasurement:
+    """A GPU the probe measured too (through PyTorch): its float32 figures, the same matrices."""
+    model = default_catalog().model(MODEL_ID)
+    sizes = replace(probe_sizes(model, 2_000_000_000, largest_matmul=16384), largest_matmul_size=8192)
+    decode = _pass(sizes, 1, 0.011, "memory", 0.5, None)
+    prefill = _pass(sizes, 512, 0.41, "compute", 1.6, None)
+    peak = 4.9e13                               # its float32 matrix product, as PyTorch ran it
+    decode, prefill = (replace(p, peak_flops_per_second=peak, measured_seconds=p.flops / (u * peak),
+                               predicted_seconds=p.flops / (u * peak) * f)
+                       for p, u, f in ((decode, 0.011, 0.5), (prefill, 0.41, 0.6)))
+    return DeviceMeasurement(device="cuda:0", device_name="NVIDIA H200", library="torch",
+                             memory_bandwidth_bytes_per_second=4.1e12, copy_bandwidth_bytes_per_second=3.9e12,
+                             flops_per_second=peak, matmul_size=8192, sizes=sizes, decode=decode, prefill=prefill)
+
+
 def sample_result(core_share: float = 0.98, **changes) -> ProbeResult:
     """A measurement of "Test CPU 9000" on 2026-03-14 at 09:26 (local time), as ``probe_machine`` returns one."""
     model = default_catalog().model(MODEL_ID)

@@ -159,6 +159,18 @@ class Figures:
             "core_share": format_percent(cpu.core_share) if cpu.core_share is not None else "—",
         }
 
+    @cached_property
+    def accelerator(self) -> dict[str, str]:
+        """The GPU the probe found and measured on this machine too (CuPy or PyTorch), formatted; empty where
+        it measured none."""
+        device = None if self.result is None else self.result.accelerator
+        if device is None:
+            return {}
+        return {"device": device.device_name,
+                "bandwidth": format_bandwidth(device.memory_bandwidth_bytes_per_second),
+                "flops": format_flops(device.flops_per_second), "precision": PRECISION,
+                "ridge": self.intensity_text(device.ridge_flops_per_byte)}
+
     # -- the H800 --------------------------------------------------------------------------------------------
     @property
     def gpu_report(self) -> Report | None:

@@ -37,27 +37,34 @@ def compute_tick_number(flops_per_second: float) -> str:
 
 # -- the figures table -------------------------------------------------------------------------------------------
 def table_state(figures: Figures) -> FigureTableState:
-    text, here, gpu = figures.text, figures.here, figures.gpu
+    """This machine's figures (or "not measured yet"), its GPU's where the probe measured one, and the H800's."""
+    text, here, gpu, accelerator = figures.text, figures.here, figures.gpu, figures.accelerator
 
-    def mine(key: str, value: str | None = None) -> Cell:
-        if not here:
+    def mine(values: dict, key: str, value: str | None = None) -> Cell:
+        if not values:
             return Cell(text("label.not_measured"), role="muted")
-        return Cell(figures.measured(value or here[key]), bold=True)
+        return Cell(figures.measured(value or values[key]), bold=True)
 
     def theirs(key: str, value: str | None = None) -> Cell:
         return Cell(figures.datasheet(value or gpu[key])) if gpu else Cell("—", role="muted")
 
+    def rate(values: dict, rate_key: str, precision_key: str) -> str | None:
+        return values and text("label.rate_in", rate=values[rate_key], precision=values[precision_key])
+
+    sides = [here, *([accelerator] if accelerator else [])]
     rows = (
-        TableRow(text("label.row_bandwidth"), (mine("bandwidth"), theirs("gpu_bandwidth"))),
-        TableRow(text("label.row_compute"), (
-            mine("flops", here and text("label.rate_in", rate=here["flops"], precision=here["precision"])),
-            theirs("gpu_flops", gpu and text("label.rate_in", rate=gpu["gpu_flops"], precision=gpu["gpu_precision"])))),
-        TableRow(text("label.row_ridge"), (mine("ridge"), theirs("gpu_ridge"))),
+        TableRow(text("label.row_bandwidth"), (*(mine(v, "bandwidth") for v in sides), theirs("gpu_bandwidth"))),
+        TableRow(text("label.row_compute"), (*(mine(v, "flops", rate(v, "flops", "precision")) for v in sides),
+                                             theirs("gpu_flops", rate(gpu, "gpu_flops", "gpu_precision")))),
+        TableRow(text("label.row_ridge"), (*(mine(v, "ridge") for v in sides), theirs("gpu_ridge"))),
     )
+    headers = (text("label.column_here"),
+               *([text("label.column_accelerator", device=accelerator["device"])] if accelerator else []),
+               figures.gpu_name())
     refusal = figures.refusal()
     notes = (TableNote(figures.gpu_name(), figures.refusal_text(refusal), "warning"),) if refusal else ()
-    return FigureTableState(title=text("label.table_title"), headers=(text("label.column_here"), figures.gpu_name()),
-                            rows=rows, notes=notes, max_text_scale=TABLE_TEXT_SCALE)
+    return FigureTableState(title=text("label.table_title"), headers=headers, rows=rows, notes=notes,
+                            drop_order=(1,) if accelerator else (), max_text_scale=TABLE_TEXT_SCALE)
 
 
 # -- the roofline ---------------------------------------------------------------------------------------------------
@@ -189,6 +196,9 @@ def strip_state(figures: Figures, probe: ProbeState) -> FigureTableState:
     if figures.result is not None and figures.result.busy:
         notes.append(TableNote(text("label.busy_lead"), text("label.busy_note", share=figures.here["core_share"]),
                                "warning"))
+    problem = None if figures.result is None else figures.result.accelerator_error
+    if problem is not None:                  # a GPU was found but could not be measured: the CPU's figures stand
+        notes.append(TableNote(text("label.accelerator_lead"), figures.refusal_text(problem), "warning"))
     if probe.error is not None:
         return FigureTableState(title=title, message=figures.refusal_text(probe.error), message_role="warning")
     if figures.result is None:

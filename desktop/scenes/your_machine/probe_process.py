@@ -169,6 +169,7 @@ class ProbeRun:
             except (EOFError, OSError):
                 if self.stopped:
                     raise ProbeCancelled() from None
+                self.reap()                            # its pipe closed as it died: its exit status says how
                 code = self._process.exitcode if self._process is not None else None
                 raise probe_error("probe.stopped", {"reason": _exit_reason(code)}) from None
             kind = message[0]

@@ -140,9 +140,9 @@ class YourMachineStory(Story):
     def strip_lines(self) -> int:
         """1 when the strip only names the machine and the date, else 2 or more (a message, a note, the progress)."""
         probe = self.probe
-        if probe.running or probe.error is not None or not self.measured or self.probe.result.busy:
+        if probe.running or probe.error is not None or not self.measured:
             return 2
-        return 1
+        return 2 if probe.result.busy or probe.result.accelerator_error is not None else 1
 
     def strip_kind(self) -> str:
         """What the strip under the build shows: "progress" while the probe runs, else "table"."""
