@@ -288,24 +288,30 @@ def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "Rooflin
                    # a cramped plot keeps the value alone ("295 FLOP/byte"): the caption names it the ridge
                    ((state.ridge_label.split("\n")[-1],), px)]
 
-    def anywhere_spots(w, h):
-        """Every place on a coarse grid of the data area, nearest the ridge point first."""
+    def nearest(w, h, x, y):
+        """Every place on a coarse grid of the data area, nearest the point (x, y) first."""
         step = max(4.0, layout.px / 2)
         columns = int(max(0.0, inner.width() - w) // step) + 1
         rows = int(max(0.0, inner.height() - h) // step) + 1
         grid = [(inner.left() + i * step, inner.top() + j * step) for i in range(columns) for j in range(rows)]
-        return ridge_spots(w, h) + sorted(grid, key=lambda xy: math.hypot(xy[0] + w / 2 - rx, xy[1] + h / 2 - ry))
+        return sorted(grid, key=lambda xy: math.hypot(xy[0] + w / 2 - x, xy[1] + h / 2 - y))
+
+    def anywhere_spots(w, h):
+        return ridge_spots(w, h) + nearest(w, h, rx, ry)
 
     if not place("ridge", ridge_forms, True, ridge_spots, None):
         if not place("ridge", ridge_forms, True, anywhere_spots, None, anywhere=True):
             return False
     if state.other is not None:
-        rx, ry = roofs[1][1].x(), roofs[1][1].y()          # the spots and the grid around the other ridge now
+        ox, oy = roofs[1][1].x(), roofs[1][1].y()
         label = state.other.ridge_label
         forms = [(tuple(label.split("\n")), px), ((label.replace("\n", " "),), px), ((label.split("\n")[-1],), px)]
-        if not place("other_ridge", forms, True, ridge_spots, None):
-            place("other_ridge", forms, True, anywhere_spots, None, anywhere=True)
-        rx, ry = ridge.x(), ridge.y()
+
+        def near_other(w, h):
+            """Right of the other ridge, above or below its roof, then anywhere clear, the nearest first."""
+            return [(ox + clear, oy - clear - h), (ox + clear, oy + clear), *nearest(w, h, ox, oy)]
+        if not place("other_ridge", forms, True, near_other, None):
+            place("other_ridge", forms, True, near_other, None, anywhere=True)
 
     def on_side(spots, side):
         """The usual places first, then every place on a coarse grid of its own side: a small plot (a window

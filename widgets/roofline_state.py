@@ -61,8 +61,10 @@ class RooflineState:
 
 
 def extent(state: RooflineState) -> tuple[tuple[float, float], tuple[float, float]]:
-    """((lowest FLOP/byte, lowest FLOP/s), (highest FLOP/byte, highest FLOP/s)) of every roof drawn."""
-    corners = [*state.roof, *(state.other.roof if state.other else ())]
+    """((lowest FLOP/byte, lowest FLOP/s), (highest FLOP/byte, highest FLOP/s)) of every roof and point drawn (a
+    measured point may lie below its roof: a run slowed down by other programs)."""
+    corners = [*state.roof, *(state.other.roof if state.other else ()),
+               *((p.flops_per_byte, p.attainable_flops_per_second) for p in state.points)]
     return ((min(x for x, _ in corners), min(y for _, y in corners)),
             (max(x for x, _ in corners), max(y for _, y in corners)))
 

@@ -42,7 +42,20 @@ def test_the_plot_spans_both_roofs():
     (low_x, low_y), (high_x, high_y) = extent(state)
     assert (low_x, high_x) == (START, END)
     assert low_y == pytest.approx(LAPTOP_BANDWIDTH * START) and high_y == pytest.approx(989.4e12)
-    assert extent(replace(state, other=None)) == ((START, state.roof[0][1]), (END, state.roof[2][1]))
+    assert extent(replace(state, other=None, points=())) == ((START, state.roof[0][1]), (END, state.roof[2][1]))
+
+
+def test_a_measured_point_far_below_its_roof_stays_inside_the_plot(qtbot):
+    """A run that other programs slowed down a hundred times lies far under its roof: still drawn, not cut off."""
+    state = two_machines()
+    slow = RooflinePoint("decode", "decode here: 0.0001", 0.5, 0.01 * LAPTOP_BANDWIDTH * 0.5 * 0.9, value="0.0001")
+    state = replace(state, points=(*state.points[:2], slow))
+    assert extent(state)[0][1] == pytest.approx(slow.attainable_flops_per_second)
+    plot = RooflinePlot(for_screen(THEMES["light"], 768))
+    qtbot.addWidget(plot)
+    plot.resize(980, 520)
+    plot.set_state(state)
+    assert plot.plot_rect().contains(plot.marker_rects()["decode"])
 
 
 @pytest.mark.parametrize("size", [QSize(980, 520), QSize(1800, 760), QSize(640, 360)])
