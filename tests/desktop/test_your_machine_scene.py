@@ -353,3 +353,13 @@ def test_with_a_measurement_no_text_is_below_the_floor_overlapping_or_cut(presen
             shown = " ".join(drawn.text for _, drawn in texts if hasattr(drawn, "key"))
             assert sample_result().machine.cpu_name.split()[0] in shown, f"build {index} does not name the machine"
     assert not problems, "\n".join(problems[:20])
+
+
+def test_the_roofline_is_made_in_idle_time_so_stepping_to_it_costs_no_long_frame(qtbot, make_window):
+    window, scene = _shown_scene(qtbot, make_window)
+    assert scene.build_index == 0
+    qtbot.waitUntil(lambda: scene.plot is not None and scene.idle.pending == 0, timeout=10_000)
+    assert scene.plot.isHidden() and scene.plot.state is not None
+    prepared = scene.plot.state
+    qtbot.keyClick(window.slide, Qt.Key.Key_Right)
+    assert scene.phase() == "roofline_invite" and scene.plot.isVisible() and scene.plot.state == prepared

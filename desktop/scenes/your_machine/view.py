@@ -16,7 +16,8 @@ later in this process (an export, the speaker view's preview) shows it. An
 export never runs the probe: it shows the session's measurement, or the
 invitation (``measurement.session_state``).
 
-The roofline plot (pyqtgraph) is made when a build first shows it.
+The roofline plot (pyqtgraph) is made, laid out and painted once in idle time after the first frame
+(``idle_jobs``), or when a build shows it first (an export).
 """
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ class YourMachineScene(Scene):
         self.shares = self.themed(ShareBars(theme, self))
         self.strip = self.themed(FigureTable(theme, self))
         self.progress = self.themed(ShareBars(theme, self))
-        self.plot: RooflinePlot | None = None
+        self.plot: RooflinePlot | None = None       # made in idle time after the first show, or when a build shows it
+        self._plot_painted_at = None                 # the size it was last painted at while hidden
         self.worker = Worker(self)
         self.worker.progressed.connect(self._on_progress)
         self.worker.finished.connect(self._on_result)
@@ -102,10 +104,30 @@ class YourMachineScene(Scene):
 
     def _create_plot(self) -> "RooflinePlot":
         if self.plot is None:
-            from widgets.roofline_plot import RooflinePlot   # pyqtgraph loads here, when a build first shows it
+            from widgets.roofline_plot import RooflinePlot   # pyqtgraph loads here, after the first frame
             self.plot = self.themed(RooflinePlot(self.kit.theme, self))
             self.plot.hide()
         return self.plot
+
+    def idle_jobs(self) -> list:
+        # As scene 1 does: the plot made, laid out for the roofline build and painted once while hidden, one job a
+        # turn, so that stepping to that build costs no long frame.
+        return [self._create_plot, self._prepare_plot, self._paint_plot_once]
+
+    def _roofline_story(self) -> YourMachineStory:
+        return self.Story(self.inputs().at_build(self.Story.builds.index("roofline")))
+
+    def _prepare_plot(self) -> None:
+        story, plot = self._roofline_story(), self._create_plot()
+        rect, state = story.rects(self.width(), self.height())["plot"], story.plot_state()
+        if rect is not None and state is not None and plot.isHidden():
+            plot.setGeometry(*rect)
+            plot.set_state(state)
+
+    def _paint_plot_once(self) -> None:
+        if self.plot is not None and self.plot.isHidden() and self._plot_painted_at != self.plot.size():
+            self._plot_painted_at = self.plot.size()
+            self.plot.grab()
 
     # -- the probe ------------------------------------------------------------------------------------------
     @property
