@@ -270,7 +270,7 @@ def test_the_figures_name_every_value_the_texts_may_use(result):
 # -- the session's measurement ------------------------------------------------------------------------------------------
 def test_the_session_keeps_the_last_measurement_and_a_file_stands_in_for_none(result, tmp_path, monkeypatch):
     import json
-    from engine.cli_output import finite
+    from engine.cli_parsing import finite
     measurement.forget()
     monkeypatch.delenv(measurement.PROBE_FILE_VARIABLE, raising=False)
     assert measurement.session_state() == ProbeState()
