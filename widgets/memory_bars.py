@@ -19,11 +19,11 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from widgets.memory_bars_layout import FrameLayout, frame_layout, static_key
+from widgets.memory_bars_layout import FrameLayout, readable_layout, static_key
 from widgets.memory_bars_nodes import REPEAT_OFFSET_SHARE
 from widgets.memory_bars_place import Placed, place
 from widgets.memory_bars_state import (
-    MemoryBarsState, aligned_start, motion_values, same_shape, with_motion_values,
+    MemoryBarsState, aligned_start, motion_values, one_bar_for_each, same_shape, with_motion_values,
 )
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, TextMeasure
@@ -64,6 +64,7 @@ class MemoryBars(StateWidget):
         self._measure = TextMeasure()
         self._frame: FrameLayout | None = None
         self._frame_key: tuple | None = None
+        self._one_bar = False          # the frame is of ``one_bar_for_each``: the nodes' bars would be slivers
         self._placed: Placed | None = None
         self._placed_for: tuple | None = None
 
@@ -113,11 +114,12 @@ class MemoryBars(StateWidget):
             return None
         key = static_key(self._shown) + (self.width(), self.height(), self._theme.text_floor_px)
         if key != self._frame_key:
-            self._frame = frame_layout(self._measure, self.width(), self.height(), self._theme.floor_px,
-                                       self._shown)
+            self._frame, self._one_bar = readable_layout(self._measure, self.width(), self.height(),
+                                                         self._theme.floor_px, self._shown)
             self._frame_key, self._placed_for = key, None
         if self._placed_for is not self._shown:
-            self._placed, self._placed_for = place(self._measure, self._frame, self._shown), self._shown
+            drawn = one_bar_for_each(self._shown) if self._one_bar else self._shown
+            self._placed, self._placed_for = place(self._measure, self._frame, drawn), self._shown
         return self._placed
 
     # -- painting ---------------------------------------------------------------------------

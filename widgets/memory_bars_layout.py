@@ -21,7 +21,7 @@ from PySide6.QtCore import QRectF, Qt
 from widgets.memory_bars_nodes import (
     FRAME_PAD_SHARE, NODE_GAP_PITCHES, bar_offsets, frame_spans, node_gap, node_labels,
 )
-from widgets.memory_bars_state import MAX_BARS, GpuBar, MemoryBarsState, bar_nodes
+from widgets.memory_bars_state import MAX_BARS, GpuBar, MemoryBarsState, bar_nodes, one_bar_for_each
 from widgets.text_fit import FittedText, TextMeasure
 from widgets.theme import REFERENCE_FLOOR_PX
 
@@ -88,7 +88,18 @@ def static_key(state: MemoryBarsState) -> tuple:
     capacity = template(state.bars[0].capacity_label) if state.bars else ""
     return (len(state.bars), tuple(b.name for b in state.bars), state.title, state.footer, state.aligned_rows,
             state.link_label if len(state.bars) > 1 else "", capacity, column,
-            state.labels.get("sequences", "") if state.kv_sequences > 1 else "", state.nodes, state.network_label)
+            state.labels.get("sequences", "") if state.kv_sequences > 1 else "", state.nodes, state.network_label,
+            state.each_label)
+
+
+def readable_layout(measure: TextMeasure, width: float, height: float, floor: int,
+                    state: MemoryBarsState) -> tuple[FrameLayout, bool]:
+    """``frame_layout`` of ``state``, or, where its bars by node would be narrower than the floor and the state
+    names one bar for each GPU, of ``one_bar_for_each(state)``; and whether it is that one bar."""
+    frame = frame_layout(measure, width, height, floor, state)
+    if state.nodes and state.each_label and frame.bar_width < floor:
+        return frame_layout(measure, width, height, floor, one_bar_for_each(state)), True
+    return frame, False
 
 
 def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
@@ -149,11 +160,12 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
     gap = pitch - bar_w if n > 1 else 0.0
     if n > 1:
         gap = min(gap, bar_w * 0.6)     # bars stay a group, not spread over the whole width
-    offsets = bar_offsets(owners or (0,) * n, bar_w, gap, node_gap(gap, pitch, line))
+    between_nodes = node_gap(gap, pitch, line)
+    offsets = bar_offsets(owners or (0,) * n, bar_w, gap, between_nodes)
     group_w = left_w + offsets[-1] + bar_w + column_w
     x0 = inner.left() + max(0.0, (inner.width() - group_w) / 2)
     bar_lefts = tuple(x0 + left_w + x for x in offsets)
-    pad = FRAME_PAD_SHARE * label_gap if owners else 0.0
+    pad = min(FRAME_PAD_SHARE * label_gap, between_nodes / 4) if owners else 0.0     # frames never touch
     spans = frame_spans(owners, bar_lefts, bar_w, pad) if owners else ()
     node_top = top
     if owners:                          # the node labels' row, inside the frames' tops

@@ -52,6 +52,8 @@ separates the frames, the link inside a node is drawn between its bars as
 before, and the network between nodes across the gap, dashed, named once below
 the link's row by ``network_label``. A ``repeated`` node stands for several
 alike (nodes 2 to 128): it is drawn as a stack of frames, and its label says how many.
+Where the bars by node would be narrower than the text floor (a small picture),
+the widget draws ``one_bar_for_each`` instead: one bar named ``each_label``.
 """
 from __future__ import annotations
 
@@ -120,11 +122,14 @@ class MemoryBarsState:
     aligned_rows: bool = False
     nodes: tuple[NodeGroup, ...] = ()   # the bars by node, in order (empty: one node, no frames)
     network_label: str = ""             # "InfiniBand NDR · 100 GB/s per GPU": the link between node frames
+    # "each of 16 GPUs in 2 nodes": the name of one bar for every GPU (all alike), drawn instead of the nodes'
+    # bars where those would be too narrow to read (a small picture); "" keeps the nodes' bars.
+    each_label: str = ""
 
     def __hash__(self) -> int:          # labels is a dict: hash what identifies the picture
         return hash((self.bars, self.scale_bytes, self.link_label, tuple(sorted(self.labels.items())),
                      self.kv_sequences, self.title, self.footer, self.footer_role, self.aligned_rows,
-                     self.nodes, self.network_label))
+                     self.nodes, self.network_label, self.each_label))
 
 
 def bar_nodes(state: MemoryBarsState) -> tuple[int, ...]:
@@ -136,6 +141,15 @@ def bar_nodes(state: MemoryBarsState) -> tuple[int, ...]:
     shown = min(len(state.bars), MAX_BARS)
     owners += [len(state.nodes) - 1] * max(0, shown - len(owners))
     return tuple(owners[:shown])
+
+
+def one_bar_for_each(state: MemoryBarsState) -> MemoryBarsState:
+    """``state`` as one bar named ``each_label`` standing for every GPU (under tensor and pipeline parallelism
+    every GPU holds the same), without node frames: what a picture too small for the nodes' bars draws."""
+    if not state.bars:
+        return state
+    first = replace(state.bars[0], name=state.each_label, short_name="")
+    return replace(state, bars=(first,), nodes=(), network_label="", link_label="")
 
 
 def used_bytes(bar: GpuBar) -> float:

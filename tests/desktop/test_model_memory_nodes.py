@@ -66,6 +66,8 @@ def test_node_frames_follow_the_reports_layout(changes, code):
     else:                       # one frame for nodes 2 .. N, saying how many GPUs it stands for
         assert second.repeated and second.bars == first.bars
         assert {format_count(lay.nodes), format_count(rest)} <= set(numbers(second.label))
+    # a picture too small for these bars draws one, named for all of them and their nodes
+    assert {format_count(gpus), format_count(lay.nodes)} <= set(numbers(state.each_label))
     for bar in state.bars:      # every GPU holds the engine's share
         assert [s.bytes for s in bar.segments] == [r.weights_bytes_per_gpu, r.kv_bytes_per_gpu,
                                                    r.overhead_bytes_per_gpu]
@@ -87,7 +89,7 @@ def test_the_network_label_carries_the_catalogues_figure(changes, code):
 def test_within_one_node_there_are_no_frames_and_no_network():
     for changes in (dict(gpus=2), dict(gpus=8), dict(gpus=1, model="llama-3.1-8b"), dict(gpus=16, gpu="gb200")):
         state = bars.bars_state(report(**changes), scene_text("model_memory"), str, 1.0)
-        assert state.nodes == () and state.network_label == ""
+        assert state.nodes == () and state.network_label == "" and state.each_label == ""
 
 
 def test_the_nodes_build_needs_more_than_a_node_and_says_what_crossing_it_costs():

@@ -98,3 +98,30 @@ def test_a_transition_between_node_pictures_ends_exactly(qtbot):
     widget.set_seconds(10.0)
     assert widget.shown_state() is target and motion_values(widget.shown_state()) == motion_values(target)
     assert_readable(widget, painted(widget))
+
+
+@pytest.mark.parametrize("size", [(380, 240), (250, 420)])
+def test_a_picture_too_small_for_the_nodes_bars_draws_one_bar_for_each_gpu(qtbot, size):
+    """Sixteen bars in a small card would be slivers: one bar named for every GPU instead, its figures the same."""
+    widget = make(qtbot, size, 768)
+    shown = replace(nodes_state((8, 8)), each_label="each of 16 GPUs in 2 nodes", title="", footer="")
+    widget.set_state(shown)
+    texts = painted(widget)
+    assert_readable(widget, texts)
+    placed = widget.placed()
+    assert len(widget._frame.bar_lefts) == 1 and widget._frame.node_frames == ()
+    names = [t.text.replace("\n", " ") for t in texts if t.key == "name.0"]
+    assert names == ["each of 16 GPUs in 2 nodes"]
+    weights = [rect for _bar, key, rect in placed.segments if key == "weights"]
+    assert len(weights) == 1 and weights[0].width() >= widget._theme.floor_px
+    assert widget.state is shown                      # the state asked for is kept; only the picture is one bar
+    widget.resize(990, 550)                           # room again: the nodes' bars come back
+    assert_readable(widget, painted(widget))
+    assert len(widget._frame.bar_lefts) == 16 and len(widget._frame.node_frames) == 2
+
+
+def test_without_a_name_for_each_the_nodes_bars_stay(qtbot):
+    widget = make(qtbot, (380, 240), 768)
+    widget.set_state(nodes_state((8, 8)))
+    painted(widget)
+    assert len(widget._frame.bar_lefts) == 16

@@ -9,6 +9,7 @@ the first node in full, then the second one, or, past two nodes, one frame
 that stands for all the others alike ("Nodes 2–128 · 1,016 GPUs, each like
 these"), so that 1,024 GPUs are never 1,024 slivers; the network between nodes
 is labelled with the catalogue's per-GPU figure (``Gpu.network_bytes_per_second``).
+A picture too small for the nodes' bars draws one bar "each of 16 GPUs in 2 nodes" instead.
 Under tensor and pipeline parallelism the engine gives every GPU the same
 share, so every bar is the same; the frames only count them.
 """
@@ -172,6 +173,8 @@ def bars_state(result: Report | InputError, text: Text, refusal_text: Callable[[
         return MemoryBarsState((), scale_bytes, title=title, footer=footer, footer_role=role)
     nodes = node_groups(result, text)
     names = (BarName(""),) * sum(node.bars for node in nodes) if nodes else bar_names(result, text)
+    each = text("label.each_gpu_nodes", count=format_count(result.scenario.gpus),
+                nodes=format_count(nodes_of(result))) if nodes else ""
     return memory_bars_state(result, bar_label(text), names, scale_bytes=scale_bytes,
                              link_label=link_label(result, text), title=title, footer=footer, footer_role=role,
-                             nodes=nodes, network_label=network_label(result, text))
+                             nodes=nodes, network_label=network_label(result, text), each_label=each)
