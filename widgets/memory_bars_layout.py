@@ -169,7 +169,7 @@ def frame_layout(measure: TextMeasure, width: float, height: float, floor: int,
     spans = frame_spans(owners, bar_lefts, bar_w, pad) if owners else ()
     node_top = top
     if owners:                          # the node labels' row, inside the frames' tops
-        node_texts, row_h = node_labels(measure, state.nodes, spans, top + pad / 2, label_px, floor)
+        node_texts, row_h = node_labels(measure, state.nodes, spans, top + pad / 2, label_px, floor, pad)
         texts.update(node_texts)
         top += row_h + pad / 2 if row_h else pad
 

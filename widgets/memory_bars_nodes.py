@@ -46,13 +46,15 @@ def frame_spans(owners: tuple[int, ...], bar_lefts: tuple[float, ...], bar_w: fl
 
 
 def node_labels(measure: TextMeasure, nodes: tuple[NodeGroup, ...], spans, top: float, label_px: int,
-                floor: int) -> tuple[dict[str, FittedText], float]:
-    """The node labels (``node.N``) at ``top`` inside their frames, and the height of their row (0: none fits)."""
+                floor: int, pad: float) -> tuple[dict[str, FittedText], float]:
+    """The node labels (``node.N``) at ``top`` inside their frames (``pad`` from their sides), and the height
+    of their row (0: none fits)."""
     line = measure.line_height(label_px, False)
     texts, height = {}, 0.0
     centre = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
     for n, (node, (left, right)) in enumerate(zip(nodes, spans)):
-        one_line, two_lines = QRectF(left, top, right - left, line), QRectF(left, top, right - left, 2 * line)
+        left, width = left + pad, max(0.0, right - left - 2 * pad)
+        one_line, two_lines = QRectF(left, top, width, line), QRectF(left, top, width, 2 * line)
         fitted = measure.fit(node.label, two_lines, label_px, False, centre, floor_px=floor) \
             or measure.fit(node.short_label, one_line, label_px, False, centre, floor_px=floor)
         if fitted is not None:
