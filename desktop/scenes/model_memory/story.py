@@ -5,8 +5,9 @@ bytes = 141 GB of weights, and one H800 holds 80 GB. Three ways out: compress
 the weights (FP8, INT4), split them over two GPUs (and, for a model that one
 node of eight cannot hold, Llama 3.1 405B, over two nodes), or take a smaller
 model. Each build is a what-if of the shared scenario (``STORY`` plus the build's
-changes; batch, prompt, output, KV precision and mode stay the shared ones), so
-stepping builds never changes the shared scenario. The last build, "explore",
+changes; batch, prompt, output, KV precision and mode stay the shared ones, the
+layout is the default one whatever degrees the panel sets), so stepping builds
+never changes the shared scenario. The last build, "explore",
 shows the shared scenario itself, changed through the shared controls.
 
 Every number comes from the engine's report (``weights_bytes_per_gpu``,
