@@ -196,7 +196,8 @@ def test_the_nodes_build_shows_the_node_boundary_at_1024x768(qtbot, code):
 
 
 @pytest.mark.parametrize("theme", ("light", "projector"))
-@pytest.mark.parametrize("code, screen", [("zh", (1024, 768)), ("en", (1024, 768)), ("en", (1920, 1080))])
+@pytest.mark.parametrize("code, screen", [("zh", (1024, 768)), ("en", (1024, 768)), ("en", (1920, 1080)),
+                                          ("zh", (1920, 1080))])
 @pytest.mark.parametrize("changes", MULTI_NODE, ids=lambda c: "-".join(str(v) for v in c.values()))
 def test_explore_past_one_node_groups_the_bars_readably(qtbot, changes, code, screen, theme):
     store = ScenarioStore(Scenario(**changes))
@@ -209,3 +210,14 @@ def test_explore_past_one_node_groups_the_bars_readably(qtbot, changes, code, sc
     assert {"node.0", "node.1", "network", "footer", "column.weights"} <= keys
     frame = scene.bars[0]._frame
     assert frame.bar_width >= scene.kit.theme.floor_px
+
+
+@pytest.mark.parametrize("code, screen", [("zh", (1024, 768)), ("en", (1920, 1080))])
+@pytest.mark.parametrize("changes", [MULTI_NODE[0], MULTI_NODE[3]], ids=lambda c: c["model"])
+def test_every_build_of_a_multi_node_scenario_is_readable(qtbot, changes, code, screen):
+    scene = make(qtbot, code, screen, ScenarioStore(Scenario(**changes)))
+    for index in range(len(BUILDS)):
+        scene.go_to_build(index)
+        settle(scene)
+        assert _check_readable(scene), BUILDS[index]
+        assert scene.story().phase() == BUILDS[index]          # no build of the story refused
