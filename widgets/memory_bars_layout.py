@@ -94,10 +94,12 @@ def static_key(state: MemoryBarsState) -> tuple:
 
 def readable_layout(measure: TextMeasure, width: float, height: float, floor: int,
                     state: MemoryBarsState) -> tuple[FrameLayout, bool]:
-    """``frame_layout`` of ``state``, or, where its bars by node would be narrower than the floor and the state
-    names one bar for each GPU, of ``one_bar_for_each(state)``; and whether it is that one bar."""
+    """``frame_layout`` of ``state``, or, where its bars by node would be narrower than half the floor (slivers,
+    not bars: a card in a summary) and the state names one bar for each GPU, of ``one_bar_for_each(state)``;
+    and whether it is that one bar. Bars carry no text inside, so half the floor still reads as a bar: 16 GPUs
+    in two nodes keep their frames in a 1024x768 window beside the side panel."""
     frame = frame_layout(measure, width, height, floor, state)
-    if state.nodes and state.each_label and frame.bar_width < floor:
+    if state.nodes and state.each_label and frame.bar_width < max(MIN_BAR_WIDTH_PX, floor / 2):
         return frame_layout(measure, width, height, floor, one_bar_for_each(state)), True
     return frame, False
 
