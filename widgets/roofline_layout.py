@@ -47,6 +47,7 @@ TEXT_HEIGHTS_PER_WIDTH = 18
 TEXT_PX_MIN = FLOOR_PX
 LEGEND_MAX_SHARE = 0.36       # of the height: a legend on two lines an entry, above it, drops the names
 PLOT_MIN_LINES = 4            # the plot's height, in text lines, before text shrinks to make room
+MIN_PX_PER_DECADE = 1.0       # an axis never packs decades tighter, however small the plot
 LEFT_OF_RIDGE, RIGHT_OF_RIDGE = -1, 1
 MARKER_REACH = 0.8            # the largest marker's half-size, in marker sizes (the plot's hollow diamond)
 REGION_LABELS = ("compute_bound", "memory_bound")
@@ -183,7 +184,9 @@ def lay_out(measure: TextMeasure, state: "RooflineState", width: int, height: in
     (x0, y0), (x2, y2) = extent(state)
     bottom_log, roof_log = math.log10(y0), math.log10(y2)
     headroom = min(clear + 2 * measure.line_height(px, True) + gap, 0.6 * view_height)
-    per_decade = (view_height - headroom - clear) / max(roof_log - bottom_log, 1e-6)
+    # At least a pixel a decade: a window dragged down to a few pixels must not stretch the axes over
+    # hundreds of decades (10.0 ** 400 overflows, and every decade is a tick to lay out).
+    per_decade = max(MIN_PX_PER_DECADE, (view_height - headroom - clear) / max(roof_log - bottom_log, 1e-6))
     layout.y_range = (bottom_log - clear / per_decade, roof_log + headroom / per_decade)
     layout.y_ticks = _ticks(layout.y_range, per_decade, state.y_tick_text, lambda t: 1.2 * line)
     layout.axis_width = math.ceil(max((measure.width(t, px, False) for _, t in layout.y_ticks[0]),
@@ -191,7 +194,7 @@ def lay_out(measure: TextMeasure, state: "RooflineState", width: int, height: in
     layout.plot_widget = QRect(pad, plot_top, right_edge - pad, plot_bottom - plot_top)
     view_left = pad + 1 + layout.axis_width
     layout.view = QRectF(view_left, plot_top + 1, right_edge - 1 - view_left, view_height)
-    per_decade_x = (layout.view.width() - 2 * clear) / (math.log10(x2) - math.log10(x0))
+    per_decade_x = max(MIN_PX_PER_DECADE, (layout.view.width() - 2 * clear) / (math.log10(x2) - math.log10(x0)))
     layout.x_range = (math.log10(x0) - clear / per_decade_x, math.log10(x2) + clear / per_decade_x)
     layout.x_ticks = _ticks(layout.x_range, per_decade_x, state.x_tick_text,
                             lambda t: measure.width(t, px, False) + 0.6 * px)
