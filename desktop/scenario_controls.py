@@ -21,7 +21,8 @@ not above it, in the same store update.
 
 The mode says where the numbers come from: "ideal" is the pure roofline at
 100% of peak (what scene 1 draws), "realistic" (the default) applies the
-engine's documented efficiency factors; the tooltip says so in both languages.
+engine's documented efficiency factors; the tooltip says so in both languages,
+with the shares realistic mode uses on the GPU in use (``desktop.mode_tip``).
 """
 from __future__ import annotations
 
@@ -32,15 +33,15 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox
 
 from desktop.eliding_combo import COMBO_MIN_CHARACTERS, ElidingComboBox
 from desktop.i18n import Language
+from desktop.mode_tip import mode_tip
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenario_store import ScenarioStore
 from desktop.kit.signals import signals_blocked
 from engine import InputError, Scenario
 from engine.catalog import Catalog
-from engine.efficiency import REALISTIC
 from engine.layout import DEFAULT_TENSOR_GPUS, default_layout_gpu_counts
 from engine.scenario import MAX_BATCH, MAX_GPUS, MODES
-from engine.units import format_count, format_percent, format_usd
+from engine.units import format_count, format_usd
 from widgets.theme import Theme
 
 # field -> (smallest, largest): what a spin box lets through; the engine judges the rest
@@ -197,11 +198,7 @@ class ScenarioControls(QGroupBox):
             label.setText(text(f"controls.field.{name}"))
         for index in range(self.mode.count()):
             self.mode.setItemText(index, text(f"controls.mode.{self.mode.itemData(index)}"))
-        tip = text("controls.mode.tip", bandwidth=format_percent(REALISTIC.bandwidth_share),
-                   compute=format_percent(REALISTIC.compute_share),
-                   narrow=format_percent(REALISTIC.narrow_compute_share))
-        self.mode.setToolTip(tip)
-        self._field_labels["mode"].setToolTip(tip)
+        self._show_mode_tip(self._store.scenario.gpu)
         self.defaults_button.setText(text("controls.defaults"))
         if self._store.last_error is not None and not self.error_label.isHidden():
             self.error_label.setText(self._store.error_message(self._store.last_error))
@@ -231,6 +228,14 @@ class ScenarioControls(QGroupBox):
     def refused_field(self) -> str | None:
         """The field whose refused value its control still shows, or None."""
         return None if self._refused is None else self._refused[0]
+
+    def _show_mode_tip(self, gpu_id: str) -> None:
+        """The Mode control's tooltip, with realistic mode's shares on the GPU in use (``desktop.mode_tip``)."""
+        if gpu_id not in self._catalog.gpus:
+            return
+        tip = mode_tip(self._language.text, self._catalog.gpu(gpu_id))
+        self.mode.setToolTip(tip)
+        self._field_labels["mode"].setToolTip(tip)
 
     def set_catalog(self, catalog: Catalog) -> None:
         """List ``catalog``'s entries (a model imported since the start among them), the choices in use kept."""
@@ -368,6 +373,7 @@ class ScenarioControls(QGroupBox):
                     spin.setValue(getattr(scenario, name))
             if keep != "usd_per_gpu_hour":
                 self.price.setValue(scenario.usd_per_gpu_hour)
+        self._show_mode_tip(scenario.gpu)
         index = self.mode.findData(scenario.mode)
         if keep != "mode" and index >= 0:
             self.mode.setCurrentIndex(index)     # activated is only emitted by the user: no loop

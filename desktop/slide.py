@@ -34,11 +34,15 @@ WINDOW_CAPTION_SCALE = 1.1
 # rest of the unit on the next. A WORD JOINER (U+2060, zero width, drawn as nothing) between a "/"
 # and the ideograph after it keeps a unit whole; English units ("FLOP/byte") never break there.
 _SLASH_BEFORE_IDEOGRAPH = re.compile(r"/(?=[\u3400-\u9fff])")
+# A number and its unit ("40.7 µs", "3.35 TB/s", "989 TFLOPS") are one word to a reader: a NO-BREAK SPACE
+# between them, so a caption never ends a line with the number and starts the next with "µs。".
+_SPACE_BEFORE_UNIT = re.compile(r"(?<=\d) (?=(?:[kKMGTPE]i?)?(?:B|FLOPS?|FLOP)(?![A-Za-z])|[mµn]?s(?![A-Za-z]))")
 
 
 def keep_units_whole(text: str) -> str:
-    """``text`` with a word joiner after every "/" that precedes a CJK ideograph ("FLOP/⁠字节")."""
-    return _SLASH_BEFORE_IDEOGRAPH.sub("/\u2060", text)
+    """``text`` with a word joiner after every "/" that precedes a CJK ideograph ("FLOP/⁠字节") and a no-break
+    space between a number and its unit ("40.7 µs")."""
+    return _SPACE_BEFORE_UNIT.sub("\u00a0", _SLASH_BEFORE_IDEOGRAPH.sub("/\u2060", text))
 
 
 # A run of this many characters with no place to break (a model name of a user's catalogue, 3,000 letters long)

@@ -38,6 +38,12 @@ from engine.parameters import ParameterCounts, parameter_counts
 SIXTEEN_BIT_BYTES_PER_VALUE = 2.0
 
 
+def wide_parameter_count(counts: ParameterCounts) -> int:
+    """The parameters every precision keeps 16-bit (or wider): the embedding table, the LM head (if untied),
+    the norms (module docstring)."""
+    return counts.embedding + counts.lm_head + counts.norms
+
+
 @dataclass(frozen=True)
 class Deployment:
     model: Model
@@ -57,8 +63,7 @@ class Deployment:
     @cached_property
     def wide_parameters(self) -> int:
         """Parameters that stay 16-bit: the embedding table, the LM head (if untied), the norms."""
-        c = self.counts
-        return c.embedding + c.lm_head + c.norms
+        return wide_parameter_count(self.counts)
 
     @cached_property
     def weights_bytes(self) -> float:

@@ -110,7 +110,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
+from engine.arrays import numpy_of
 
 
 NARROW_PRECISIONS = ("fp8", "int8", "int4", "fp4")   # matmuls at these peaks use the ``narrow_`` shares
@@ -189,7 +189,8 @@ class Efficiency:
 
     def roofline_seconds(self, compute_seconds, memory_seconds):
         """``max(C', M') + (1 - overlap) * min(C', M')`` of times already at the mode's shares (numpy-friendly)."""
-        if isinstance(compute_seconds, np.ndarray) or isinstance(memory_seconds, np.ndarray):
+        np = numpy_of(compute_seconds, memory_seconds)
+        if np is not None:
             larger = np.maximum(compute_seconds, memory_seconds)
         else:
             larger = max(compute_seconds, memory_seconds)

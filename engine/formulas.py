@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from engine import kv_cache, roofline
+from engine.deployment import SIXTEEN_BIT_BYTES_PER_VALUE, wide_parameter_count
+from engine.parameters import parameter_counts
 from engine.cost import SECONDS_PER_HOUR, TOKENS_PER_MILLION, token_prices
 from engine.errors import refusal
 from engine.report import Report
@@ -112,11 +114,24 @@ def _idle_share(r: Report, at: float | None = None) -> Formula:
 
 
 def _weights_bytes(r: Report) -> Formula:
-    per_value = r.weights_precision.bytes_per_value
-    return Formula("weights_bytes", "W = N × b", f"{format_parameters(r.parameters)} × {format_value_size(per_value)}",
+    narrow_b = r.weights_precision.bytes_per_value
+    wide_b = max(narrow_b, SIXTEEN_BIT_BYTES_PER_VALUE)
+    if narrow_b == wide_b:
+        return Formula("weights_bytes", "W = N × b",
+                       f"{format_parameters(r.parameters)} × {format_value_size(narrow_b)}",
+                       format_bytes(r.weights_bytes), r.weights_bytes,
+                       (Term("N", "parameters", format_parameters(r.parameters)),
+                        Term("b", "bytes_per_weight", format_value_size(narrow_b))),
+                       "engine.deployment.Deployment.weights_bytes")
+    wide = wide_parameter_count(parameter_counts(r.model))     # the embedding, LM head and norms stay 16-bit
+    narrow = r.parameters - wide
+    return Formula("weights_bytes", "W = N_layers × b + N_16 × 2",
+                   f"{format_parameters(narrow)} × {format_value_size(narrow_b)} + "
+                   f"{format_parameters(wide)} × {format_value_size(wide_b)}",
                    format_bytes(r.weights_bytes), r.weights_bytes,
-                   (Term("N", "parameters", format_parameters(r.parameters)),
-                    Term("b", "bytes_per_weight", format_value_size(per_value))),
+                   (Term("N_layers", "layer_parameters", format_parameters(narrow)),
+                    Term("b", "bytes_per_weight", format_value_size(narrow_b)),
+                    Term("N_16", "wide_parameters", format_parameters(wide))),
                    "engine.deployment.Deployment.weights_bytes")
 
 

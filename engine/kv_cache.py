@@ -42,8 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
+from engine.arrays import numpy_of
 from engine.catalog_types import Model, Precision
 
 KV_KINDS = ("mha", "gqa", "mla")
@@ -132,7 +131,8 @@ def tokens_past_window(model: Model, context_tokens):
     """How many of ``context_tokens`` cached tokens the windowed layers no longer hold: max(0, c - W) (numpy-friendly)."""
     if not model.has_sliding_window:
         return 0 * context_tokens
-    if np.ndim(context_tokens) == 0:                  # a number stays a Python number
+    np = numpy_of(context_tokens)
+    if np is None or np.ndim(context_tokens) == 0:    # a number stays a Python number
         return max(context_tokens - model.sliding_window_tokens, 0)
     return np.maximum(context_tokens - model.sliding_window_tokens, 0)
 

@@ -19,8 +19,7 @@ the agreed API used by the scenes; the last two accept numpy arrays.
 """
 from __future__ import annotations
 
-import numpy as np
-
+from engine.arrays import is_real_number, numpy_of
 from engine.catalog_types import Gpu, Precision
 from engine.errors import InputError
 
@@ -63,12 +62,11 @@ def ridge_point(gpu: Gpu, precision: Precision) -> float:
 
 
 def _check_intensity(flops_per_byte) -> None:
-    if isinstance(flops_per_byte, np.ndarray):
+    np = numpy_of(flops_per_byte)
+    if np is not None:
         if not np.all(np.isfinite(flops_per_byte)) or np.any(flops_per_byte < 0):
             raise InputError("Arithmetic intensity must be a finite number of FLOP per byte, 0 or more.")
-    elif not (isinstance(flops_per_byte, (int, float, np.floating, np.integer))
-              and not isinstance(flops_per_byte, bool)
-              and 0 <= flops_per_byte < float("inf")):
+    elif not (is_real_number(flops_per_byte) and 0 <= flops_per_byte < float("inf")):
         raise InputError(
             f"Arithmetic intensity {flops_per_byte!r} is not allowed; "
             f"it must be a finite number of FLOP per byte, 0 or more.")
@@ -79,7 +77,8 @@ def attainable_flops(gpu: Gpu, precision: Precision, flops_per_byte):
     _check_intensity(flops_per_byte)
     peak = peak_flops(gpu, precision)
     limit = gpu.memory_bandwidth_bytes_per_second * flops_per_byte
-    if isinstance(limit, np.ndarray):
+    np = numpy_of(limit)
+    if np is not None:
         return np.minimum(peak, limit)
     return min(peak, float(limit))
 

@@ -59,6 +59,11 @@ class TokenizerInfo:
     nfc: bool = False              # the tokenizer normalises text to Unicode NFC first
     sha256: str = ""               # of the uncompressed vocabulary file
 
+    @property
+    def short_name(self) -> str:
+        """The tokenizer as people know it, on every stage: the first model that uses it ("Qwen2.5", "GPT-4o")."""
+        return self.models[0] if self.models else self.id
+
 
 TOKENIZERS: tuple[TokenizerInfo, ...] = (
     TokenizerInfo(

@@ -10,7 +10,7 @@ Built on ``widgets.state_widget.StateWidget`` like every stage widget.
 from __future__ import annotations
 
 import math
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QWidget
 
@@ -24,6 +24,7 @@ from widgets.conveyor_state import (
     busy_intervals, busy_share, continuous_origin, frame_at, label_role, layout_words, tray_at, tray_capacity,
 )
 from widgets.state_widget import StateWidget
+from widgets.still_picture import StillPicture
 from widgets.text_fit import DrawnText, FittedText, TextMeasure
 from widgets.theme import Theme
 
@@ -53,8 +54,7 @@ class ConveyorBelt(StateWidget):
         super().__init__(theme, parent)
         self._measure = TextMeasure()
         self._seconds, self._origin_seconds = 0.0, 0.0      # the clock's time; where the cycle pattern started
-        self._static: QPixmap | None = None
-        self._static_key = None
+        self._still = StillPicture()          # the belt, the shelf and the steady labels (widgets.still_picture)
         self._layouts: dict[tuple, ConveyorLayout] = {}     # prepared and recent layouts, by what they depend on
         self._layout_stale = False     # the state or size changed since the last layout
         self._dynamic, self._dynamic_texts = {}, {}        # labels that change with the intensity: fitted, text
@@ -70,7 +70,8 @@ class ConveyorBelt(StateWidget):
 
     def set_theme(self, theme: Theme) -> None:
         if theme != self._theme:
-            self._theme, self._static, self._layout_stale = theme, None, True     # the text floor may have changed
+            self._theme, self._layout_stale = theme, True
+            self._still.forget()     # the text floor may have changed
             self.update()
 
     def floor_px(self) -> int:
@@ -138,26 +139,21 @@ class ConveyorBelt(StateWidget):
 
     # -- painting -----------------------------------------------------------------------
     def _static_picture(self) -> QPixmap:
-        ratio = self.devicePixelRatioF()
-        key = (self.width(), self.height(), ratio, self._theme, self._layout_key, self._drawn_static_labels(),
+        key = (self._theme, self._layout_key, self._drawn_static_labels(),
                None if self._state is None else (self._state.shelf, self._state.box_size_share))
-        if self._static is None or self._static_key != key:
-            pixmap = QPixmap(QSize(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))))
-            pixmap.setDevicePixelRatio(ratio)
-            pixmap.fill(self._theme.color("background"))
-            if self._layout is not None:
-                painter = QPainter(pixmap)
-                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-                painter.save()
-                painter.translate(self._layout.origin)
-                painter.scale(self._layout.scale, self._layout.scale)
-                self._paint_static(painter)
-                painter.restore()
-                for name in self._drawn_static_labels():
-                    self._paint_label(painter, name, self._layout.labels[name])
-                painter.end()
-            self._static, self._static_key = pixmap, key
-        return self._static
+        return self._still.pixmap(key, self, self._paint_still, self._theme.color("background"))
+
+    def _paint_still(self, painter: QPainter) -> None:
+        if self._layout is None:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.save()
+        painter.translate(self._layout.origin)
+        painter.scale(self._layout.scale, self._layout.scale)
+        self._paint_static(painter)
+        painter.restore()
+        for name in self._drawn_static_labels():
+            self._paint_label(painter, name, self._layout.labels[name])
 
     def _shown(self, name: str) -> bool:       # hidden labels (and the gauge's, without it) keep their place
         state = self._state

@@ -16,11 +16,11 @@ from PySide6.QtCore import QRectF, Qt
 
 from widgets.decode_stepper_state import DecodeStepperState, TokenTile
 from widgets.text_fit import FittedText, TextMeasure
+from widgets.token_view_state import SPACE_MARK
 
 TOKEN_PX_SHARE = 0.065        # of the widget's height: the largest token text
 LABEL_PX_SHARE = 0.034        # of the widget's height: labels
 LABEL_PX_FACTOR = 1.5         # labels at most this much above the floor: the tokens are the picture
-SPACE_MARK = "␣"              # a token's space, made visible
 ELLIPSIS = "…"
 ALIGN_CENTER = Qt.AlignmentFlag.AlignCenter
 ALIGN_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter

@@ -5,11 +5,13 @@ what a state holds and how to feed one every frame). ``set_state`` draws a state
 exactly; ``show_state`` eases the segments to it on the scene clock with the
 kit's ``Transition`` (told the time by ``set_seconds``), ending exactly at the
 state's numbers. Layout: ``widgets.memory_bars_layout``, computed once per size
-and static texts; a paint only places the segments and the annotation column.
+and static texts; a paint only places the segments and the annotation column
+(``widgets.memory_bars_place``).
 
 Colour never carries meaning alone: each kind has its own pattern (weights
 solid, KV cache hatched, runtime dotted, free empty, overflow cross-hatched),
-repeated in the swatch beside its label.
+repeated in the swatch beside its label; the link inside a node is a solid line,
+the network between nodes a dashed one in another colour, each beside its label.
 """
 from __future__ import annotations
 
@@ -17,9 +19,11 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from widgets.memory_bars_layout import FrameLayout, Placed, frame_layout, place, static_key
+from widgets.memory_bars_layout import FrameLayout, readable_layout, static_key
+from widgets.memory_bars_nodes import REPEAT_OFFSET_SHARE
+from widgets.memory_bars_place import Placed, place
 from widgets.memory_bars_state import (
-    MemoryBarsState, aligned_start, motion_values, same_shape, with_motion_values,
+    MemoryBarsState, aligned_start, motion_values, one_bar_for_each, same_shape, with_motion_values,
 )
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, TextMeasure
@@ -35,6 +39,9 @@ PATTERNS = {
     "over": ("warning", 0.12, Qt.BrushStyle.DiagCrossPattern),
     "link": ("accent", 1.0, Qt.BrushStyle.SolidPattern),
 }
+# The lines between bars: (colour role, pen style); the network's is dashed so that it never reads as the link.
+LINES = {"link": ("accent", Qt.PenStyle.SolidLine), "network": ("warning", Qt.PenStyle.DashLine)}
+REPEATED_FRAMES = 2         # the frames drawn behind a node that stands for several
 
 
 def _alpha(color: QColor, alpha: float) -> QColor:
@@ -57,6 +64,7 @@ class MemoryBars(StateWidget):
         self._measure = TextMeasure()
         self._frame: FrameLayout | None = None
         self._frame_key: tuple | None = None
+        self._one_bar = False          # the frame is of ``one_bar_for_each``: the nodes' bars would be slivers
         self._placed: Placed | None = None
         self._placed_for: tuple | None = None
 
@@ -66,7 +74,10 @@ class MemoryBars(StateWidget):
         return self._shown
 
     def set_state(self, state: MemoryBarsState) -> None:
-        """Draw ``state`` exactly from the next paint on; stops any transition. Cheap enough for every frame."""
+        """Draw ``state`` exactly from the next paint on; stops any transition. Cheap enough for every frame:
+        the same state again (a playback's frame that adds nothing to the bars) paints nothing."""
+        if self._tween is None and state == self._state and self._shown is state:
+            return
         self._tween = None
         self._state = self._shown = state
         self.update()
@@ -106,11 +117,12 @@ class MemoryBars(StateWidget):
             return None
         key = static_key(self._shown) + (self.width(), self.height(), self._theme.text_floor_px)
         if key != self._frame_key:
-            self._frame = frame_layout(self._measure, self.width(), self.height(), self._theme.floor_px,
-                                       self._shown)
+            self._frame, self._one_bar = readable_layout(self._measure, self.width(), self.height(),
+                                                         self._theme.floor_px, self._shown)
             self._frame_key, self._placed_for = key, None
         if self._placed_for is not self._shown:
-            self._placed, self._placed_for = place(self._measure, self._frame, self._shown), self._shown
+            drawn = one_bar_for_each(self._shown) if self._one_bar else self._shown
+            self._placed, self._placed_for = place(self._measure, self._frame, drawn), self._shown
         return self._placed
 
     # -- painting ---------------------------------------------------------------------------
@@ -134,6 +146,7 @@ class MemoryBars(StateWidget):
         placed = self.placed()
         if placed is None:
             return
+        self._paint_nodes(painter)
         theme = self._theme
         line_w = theme.scaled_line_width
         outline = QPen(theme.color("text"), line_w)
@@ -177,27 +190,50 @@ class MemoryBars(StateWidget):
             painter.setPen(cap)
             painter.drawLine(int(x0), int(y), int(x1), int(y))
 
+    def _paint_nodes(self, painter: QPainter) -> None:
+        """Each node's frame (behind the bars); a repeated node's frames stacked behind it, up and to the right."""
+        frame, theme = self._frame, self._theme
+        pen = QPen(theme.color("muted"), theme.scaled_line_width)
+        pad = frame.bar_lefts[0] - frame.node_frames[0].left() if frame.node_frames else 0.0
+        for rect, repeated in zip(frame.node_frames, frame.node_repeated):
+            painter.setPen(pen)
+            for k in range(REPEATED_FRAMES if repeated else 0, 0, -1):
+                offset = k * REPEAT_OFFSET_SHARE * pad
+                behind = rect.translated(offset, -offset)
+                painter.fillRect(behind, theme.color("background"))
+                painter.drawRect(behind)
+            painter.fillRect(rect, theme.color("background"))
+            painter.drawRect(rect)
+
+    def _line_pen(self, kind: str) -> QPen:
+        role, style = LINES[kind]
+        return QPen(self._theme.color(role), self._theme.scaled_line_width * 2, style)
+
     def _paint_link(self, painter: QPainter, placed: Placed) -> None:
+        """The link between neighbouring bars of one node; the network between nodes, across their gap."""
         frame = self._frame
-        if "link" not in placed.texts or len(frame.bar_lefts) < 2:
+        if len(frame.bar_lefts) < 2:
             return
-        pen = QPen(self._theme.color("accent"), self._theme.scaled_line_width * 2)
-        painter.setPen(pen)
         y = frame.plot.bottom() - frame.plot.height() * 0.12
+        tick = 4 * self._theme.size_scale
+        owners = frame.bar_nodes or (0,) * len(frame.bar_lefts)
         for i in range(len(frame.bar_lefts) - 1):
+            kind = "link" if owners[i] == owners[i + 1] else "network"
             x0 = frame.bar_lefts[i] + frame.bar_width
             x1 = frame.bar_lefts[i + 1]
-            if x1 - x0 >= 4:
-                painter.drawLine(int(x0), int(y), int(x1), int(y))
-                tick = 4 * self._theme.size_scale
-                painter.drawLine(int(x0), int(y - tick), int(x0), int(y + tick))
-                painter.drawLine(int(x1), int(y - tick), int(x1), int(y + tick))
+            if kind not in placed.texts or x1 - x0 < 4:
+                continue
+            painter.setPen(self._line_pen(kind))
+            painter.drawLine(int(x0), int(y), int(x1), int(y))
+            painter.setPen(QPen(self._line_pen(kind).color(), self._theme.scaled_line_width * 2))
+            painter.drawLine(int(x0), int(y - tick), int(x0), int(y + tick))
+            painter.drawLine(int(x1), int(y - tick), int(x1), int(y + tick))
 
     def _paint_texts(self, painter: QPainter, placed: Placed) -> None:
         theme = self._theme
         for key, (kind, rect) in placed.swatches.items():
-            if kind == "link":
-                painter.setPen(QPen(theme.color("accent"), theme.scaled_line_width * 2))
+            if kind in LINES:
+                painter.setPen(self._line_pen(kind))
                 painter.drawLine(int(rect.left()), int(rect.center().y()), int(rect.right()), int(rect.center().y()))
                 continue
             painter.fillRect(rect, theme.color("background"))

@@ -33,9 +33,10 @@ Which texts the widget knows (each drawn only when not empty): per segment
 ``label`` ("Weights 70.6 GB") and ``value`` ("70.6 GB", the short form drawn
 inside another bar's segment); per bar ``name`` (or ``short_name`` where that
 does not fit), ``free_label``, ``over_label``, ``capacity_label``; per state
-``link_label`` ("NVLink 400 GB/s"), ``labels[key]`` (``"sequences"``: "one band
-per sequence", shown under the bars when the KV segment is split), ``title``
-and ``footer``. Texts that do not fit at the floor size are left out in the
+``link_label`` ("NVLink 400 GB/s"), ``network_label`` (the link between nodes),
+``labels[key]`` (``"sequences"``: "one band per sequence", shown under the bars
+when the KV segment is split), ``title`` and ``footer``; per node ``label`` (or
+``short_label``). Texts that do not fit at the floor size are left out in the
 order of ``LABEL_PRIORITY`` (last first), never shrunk further.
 
 Where the texts go: the segments of the last bar are labelled in a column to
@@ -44,6 +45,15 @@ parallelism every bar holds the same); another bar's segment carries its
 ``value`` inside only where it differs from the last bar's and fits. The first
 bar's ``capacity_label`` sits left of the capacity line; names under the bars;
 the link between bars drawn in the gaps and ``link_label`` named once below.
+
+Nodes (a deployment past one node): ``nodes`` splits the bars, in order, into
+node frames, each labelled at its top ("Node 1 · 8 GPUs"); a wider gap
+separates the frames, the link inside a node is drawn between its bars as
+before, and the network between nodes across the gap, dashed, named once below
+the link's row by ``network_label``. A ``repeated`` node stands for several
+alike (nodes 2 to 128): it is drawn as a stack of frames, and its label says how many.
+Where the bars by node would be narrower than the text floor (a small picture),
+the widget draws ``one_bar_for_each`` instead: one bar named ``each_label``.
 """
 from __future__ import annotations
 
@@ -52,9 +62,9 @@ from dataclasses import dataclass, field, replace
 # The segment kinds, bottom up, as a bar stacks them.
 SEGMENT_KEYS = ("weights", "kv", "runtime")
 # Text kinds, most important first: the widget drops from the end when space runs out.
-LABEL_PRIORITY = ("over", "title", "footer", "capacity", "weights", "free", "kv", "name", "link", "runtime",
-                  "sequences", "value")
-MAX_BARS = 8
+LABEL_PRIORITY = ("over", "title", "footer", "capacity", "weights", "free", "kv", "node", "name", "link",
+                  "network", "runtime", "sequences", "value")
+MAX_BARS = 16                     # two nodes of eight GPUs; a scene shows more GPUs as "each of them"
 # The KV segment is split into sequences only while each part stays visible (the widget checks the pixels too).
 MAX_DRAWN_SEQUENCES = 64
 
@@ -81,6 +91,15 @@ class GpuBar:
 
 
 @dataclass(frozen=True)
+class NodeGroup:
+    """One node's frame around consecutive bars: its GPUs, joined by the node's link."""
+    label: str                          # "Node 1 · 8 GPUs", at the frame's top
+    bars: int                           # how many of the state's bars, in order, the frame holds
+    short_label: str = ""               # "Node 1": drawn where ``label`` does not fit
+    repeated: bool = False              # stands for several nodes alike: drawn as a stack of frames
+
+
+@dataclass(frozen=True)
 class MemoryBarsState:
     """Up to ``MAX_BARS`` bars side by side on one scale.
 
@@ -101,10 +120,36 @@ class MemoryBarsState:
     # Widgets of one size side by side (a comparison): each keeps room for a title line, a link row and two
     # footer lines even where it has none, so their bars share one baseline and one scale.
     aligned_rows: bool = False
+    nodes: tuple[NodeGroup, ...] = ()   # the bars by node, in order (empty: one node, no frames)
+    network_label: str = ""             # "InfiniBand NDR · 100 GB/s per GPU": the link between node frames
+    # "each of 16 GPUs in 2 nodes": the name of one bar for every GPU (all alike), drawn instead of the nodes'
+    # bars where those would be too narrow to read (a small picture); "" keeps the nodes' bars.
+    each_label: str = ""
 
     def __hash__(self) -> int:          # labels is a dict: hash what identifies the picture
         return hash((self.bars, self.scale_bytes, self.link_label, tuple(sorted(self.labels.items())),
-                     self.kv_sequences, self.title, self.footer, self.footer_role, self.aligned_rows))
+                     self.kv_sequences, self.title, self.footer, self.footer_role, self.aligned_rows,
+                     self.nodes, self.network_label, self.each_label))
+
+
+def bar_nodes(state: MemoryBarsState) -> tuple[int, ...]:
+    """The node (0, 1, ...) of each of the first ``MAX_BARS`` bars; () without nodes. Bars past the nodes'
+    counts belong to the last node."""
+    if not state.nodes:
+        return ()
+    owners = [n for n, node in enumerate(state.nodes) for _ in range(max(0, node.bars))]
+    shown = min(len(state.bars), MAX_BARS)
+    owners += [len(state.nodes) - 1] * max(0, shown - len(owners))
+    return tuple(owners[:shown])
+
+
+def one_bar_for_each(state: MemoryBarsState) -> MemoryBarsState:
+    """``state`` as one bar named ``each_label`` standing for every GPU (under tensor and pipeline parallelism
+    every GPU holds the same), without node frames: what a picture too small for the nodes' bars draws."""
+    if not state.bars:
+        return state
+    first = replace(state.bars[0], name=state.each_label, short_name="")
+    return replace(state, bars=(first,), nodes=(), network_label="", link_label="")
 
 
 def used_bytes(bar: GpuBar) -> float:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 
-from widgets.roofline_state import number_template
+from widgets.roofline_state import extent, number_template
 from widgets.text_fit import FLOOR_PX, FittedText, TextMeasure
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ TEXT_HEIGHTS_PER_WIDTH = 18
 TEXT_PX_MIN = FLOOR_PX
 LEGEND_MAX_SHARE = 0.36       # of the height: a legend on two lines an entry, above it, drops the names
 PLOT_MIN_LINES = 4            # the plot's height, in text lines, before text shrinks to make room
+MIN_PX_PER_DECADE = 1.0       # an axis never packs decades tighter, however small the plot
 LEFT_OF_RIDGE, RIGHT_OF_RIDGE = -1, 1
 MARKER_REACH = 0.8            # the largest marker's half-size, in marker sizes (the plot's hollow diamond)
 REGION_LABELS = ("compute_bound", "memory_bound")
@@ -180,10 +181,12 @@ def lay_out(measure: TextMeasure, state: "RooflineState", width: int, height: in
         return None
     view_height = max(view_height, 2 * line)
     clear = layout.marker_px * MARKER_REACH + 2 + max(gap, line_width)   # from the roofline's centre
-    (x0, y0), _, (x2, y2) = state.roof
+    (x0, y0), (x2, y2) = extent(state)
     bottom_log, roof_log = math.log10(y0), math.log10(y2)
     headroom = min(clear + 2 * measure.line_height(px, True) + gap, 0.6 * view_height)
-    per_decade = (view_height - headroom - clear) / max(roof_log - bottom_log, 1e-6)
+    # At least a pixel a decade: a window dragged down to a few pixels must not stretch the axes over
+    # hundreds of decades (10.0 ** 400 overflows, and every decade is a tick to lay out).
+    per_decade = max(MIN_PX_PER_DECADE, (view_height - headroom - clear) / max(roof_log - bottom_log, 1e-6))
     layout.y_range = (bottom_log - clear / per_decade, roof_log + headroom / per_decade)
     layout.y_ticks = _ticks(layout.y_range, per_decade, state.y_tick_text, lambda t: 1.2 * line)
     layout.axis_width = math.ceil(max((measure.width(t, px, False) for _, t in layout.y_ticks[0]),
@@ -191,7 +194,7 @@ def lay_out(measure: TextMeasure, state: "RooflineState", width: int, height: in
     layout.plot_widget = QRect(pad, plot_top, right_edge - pad, plot_bottom - plot_top)
     view_left = pad + 1 + layout.axis_width
     layout.view = QRectF(view_left, plot_top + 1, right_edge - 1 - view_left, view_height)
-    per_decade_x = (layout.view.width() - 2 * clear) / (math.log10(x2) - math.log10(x0))
+    per_decade_x = max(MIN_PX_PER_DECADE, (layout.view.width() - 2 * clear) / (math.log10(x2) - math.log10(x0)))
     layout.x_range = (math.log10(x0) - clear / per_decade_x, math.log10(x2) + clear / per_decade_x)
     layout.x_ticks = _ticks(layout.x_range, per_decade_x, state.x_tick_text,
                             lambda t: measure.width(t, px, False) + 0.6 * px)
@@ -237,6 +240,12 @@ def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "Rooflin
     px = layout.px
     corners = [layout.to_pixels(x, y) for x, y in state.roof]
     ridge = corners[1]
+    roofs = [corners]
+    if state.other is not None:
+        roofs.append([layout.to_pixels(x, y) for x, y in state.other.roof])
+    segments = [(roof[i], roof[i + 1]) for roof in roofs for i in range(len(roof) - 1)]
+    # Points off the roofs (a measured point below its roof) are kept clear of too.
+    off_roof = [layout.to_pixels(p.flops_per_byte, p.attainable_flops_per_second) for p in state.points]
     inner = layout.view.adjusted(gap, gap, -gap, -gap)
     touch = clear - gap / 2            # a label's distance from the roofline's centre, at least
     placed: list[QRectF] = []
@@ -251,14 +260,15 @@ def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "Rooflin
         if side == LEFT_OF_RIDGE and rect.right() > ridge.x() - gap / 2:
             return False
         grown = rect.adjusted(-touch, -touch, touch, touch)
-        return not (_crosses(grown, corners[0], corners[1]) or _crosses(grown, corners[1], corners[2]))
+        return not (any(_crosses(grown, a, b) for a, b in segments) or any(grown.contains(m) for m in off_roof))
 
     # The last resort (a tiny plot): clear of the markers where they are now, across a line.
-    markers = [layout.to_pixels(p.flops_per_byte, p.attainable_flops_per_second) for p in state.points] + [ridge]
+    markers = off_roof + [roof[1] for roof in roofs]
 
     def clear_of_markers(rect: QRectF) -> bool:
         grown = rect.adjusted(-touch, -touch, touch, touch)
-        return inner.contains(rect) and not any(grown.contains(m) for m in markers)
+        return inner.contains(rect) and not any(grown.contains(m) for m in markers) and \
+            not any(rect.intersects(other.adjusted(-gap, -gap, gap, gap)) for other in placed)
 
     def place(name, forms, bold, spots, side, anywhere=False) -> bool:
         for lines, size in forms:
@@ -281,17 +291,30 @@ def _place_in_plot(measure: TextMeasure, layout: RooflineLayout, state: "Rooflin
                    # a cramped plot keeps the value alone ("295 FLOP/byte"): the caption names it the ridge
                    ((state.ridge_label.split("\n")[-1],), px)]
 
-    def anywhere_spots(w, h):
-        """Every place on a coarse grid of the data area, nearest the ridge point first."""
+    def nearest(w, h, x, y):
+        """Every place on a coarse grid of the data area, nearest the point (x, y) first."""
         step = max(4.0, layout.px / 2)
         columns = int(max(0.0, inner.width() - w) // step) + 1
         rows = int(max(0.0, inner.height() - h) // step) + 1
         grid = [(inner.left() + i * step, inner.top() + j * step) for i in range(columns) for j in range(rows)]
-        return ridge_spots(w, h) + sorted(grid, key=lambda xy: math.hypot(xy[0] + w / 2 - rx, xy[1] + h / 2 - ry))
+        return sorted(grid, key=lambda xy: math.hypot(xy[0] + w / 2 - x, xy[1] + h / 2 - y))
+
+    def anywhere_spots(w, h):
+        return ridge_spots(w, h) + nearest(w, h, rx, ry)
 
     if not place("ridge", ridge_forms, True, ridge_spots, None):
         if not place("ridge", ridge_forms, True, anywhere_spots, None, anywhere=True):
             return False
+    if state.other is not None:
+        ox, oy = roofs[1][1].x(), roofs[1][1].y()
+        label = state.other.ridge_label
+        forms = [(tuple(label.split("\n")), px), ((label.replace("\n", " "),), px), ((label.split("\n")[-1],), px)]
+
+        def near_other(w, h):
+            """Right of the other ridge, above or below its roof, then anywhere clear, the nearest first."""
+            return [(ox + clear, oy - clear - h), (ox + clear, oy + clear), *nearest(w, h, ox, oy)]
+        if not place("other_ridge", forms, True, near_other, None):
+            place("other_ridge", forms, True, near_other, None, anywhere=True)
 
     def on_side(spots, side):
         """The usual places first, then every place on a coarse grid of its own side: a small plot (a window

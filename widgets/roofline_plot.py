@@ -2,7 +2,9 @@
 
 It draws the ``RooflineState`` it is handed: the bandwidth slope and the flat
 compute roof (the scene takes their corners from the engine), the ridge point
-with its label, and named points (prefill, decode, the intensity control).
+with its label, named points (prefill, decode, the intensity control, another
+machine's point) and, where the state has one, a second machine's roof, dashed,
+with its own ridge point and label (``widgets.roofline_signs``: the points' looks).
 Every plot item is created once; a new state only moves them (``setData``),
 and a state equal to the one shown changes nothing (no repaint).
 
@@ -24,28 +26,21 @@ from dataclasses import replace
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter, QPolygonF
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QWidget
 
 from widgets.roofline_layout import (
     RooflineLayout, lay_out, lay_out_legend, legend_top, preferred_px,
 )
 from widgets.plot_view import ResetViewButton
+from widgets.roofline_signs import HOLLOW_POINTS, HOLLOW_SIZE, POINT_STYLES, marker_size, paint_sign, style_marker
 from widgets.roofline_texts import PlotTexts
 from widgets.roofline_state import POINT_KEYS, RooflineState, number_template
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, TextMeasure
 from widgets.theme import Theme
 
-# Colour role and symbol of each named point; the legend draws the same symbol as its sign. The control's
-# diamond is drawn hollow and larger, over the others: where it sits on a preset's point, both show.
-POINT_STYLES = {
-    "decode": ("warning", "o"),
-    "prefill": ("compute", "s"),
-    "control": ("accent", "d"),
-}
-HOLLOW_POINTS = frozenset({"control"})
-HOLLOW_SIZE = 1.6          # the hollow marker's size, times a filled one's
+__all__ = ["RooflinePlot", "POINT_STYLES", "HOLLOW_POINTS", "HOLLOW_SIZE"]
 
 
 class RooflinePlot(StateWidget):
@@ -88,6 +83,10 @@ class RooflinePlot(StateWidget):
         item.addItem(self._ridge_line)
         # PlotDataItems (not bare ScatterPlotItems) so that the log mode applies to them.
         self._ridge_marker = self.plot_widget.plot([], [], pen=None, symbol="o", symbolSize=16)
+        # A second machine's roof (``RooflineState.other``): dashed, with its ridge's dot; empty when there is none.
+        self._other_slope = self.plot_widget.plot([], [], antialias=False)
+        self._other_roof = self.plot_widget.plot([], [], antialias=False)
+        self._other_ridge = self.plot_widget.plot([], [], pen=None, symbol="o", symbolSize=16)
         self._markers: dict[str, pg.PlotDataItem] = {}
         for order, key in enumerate(POINT_KEYS):
             self._markers[key] = self.plot_widget.plot([], [], pen=None, symbol=POINT_STYLES[key][1],
@@ -173,9 +172,11 @@ class RooflinePlot(StateWidget):
             return {}
         centres = {p.key: (p.flops_per_byte, p.attainable_flops_per_second) for p in self._state.points}
         centres["ridge"] = (self._state.ridge_flops_per_byte, self._state.roof[1][1])
+        if self._state.other is not None:
+            centres["other_ridge"] = self._state.other.roof[1]
         rects = {}
         for key, (x, flops) in centres.items():
-            size = self._layout.marker_px * (HOLLOW_SIZE if key in HOLLOW_POINTS else 1) + 4   # and its outline
+            size = marker_size(key, self._layout.marker_px) + 4   # and its outline
             centre = self._layout.to_pixels(x, flops)
             rects[key] = QRectF(centre.x() - size / 2, centre.y() - size / 2, size, size)
         return rects
@@ -256,17 +257,15 @@ class RooflinePlot(StateWidget):
             axis.setTextPen(pg.mkPen(theme.color("text")))
         self._slope.setPen(pg.mkPen(theme.color("memory"), width=width * 1.6))
         self._roof.setPen(pg.mkPen(theme.color("compute"), width=width * 1.6))
+        self._other_slope.setPen(pg.mkPen(theme.color("memory"), width=width * 1.6, style=Qt.PenStyle.DashLine))
+        self._other_roof.setPen(pg.mkPen(theme.color("compute"), width=width * 1.6, style=Qt.PenStyle.DashLine))
         self._ridge_line.setPen(pg.mkPen(theme.color("muted"), width=max(1.0, width / 2),
                                          style=Qt.PenStyle.DashLine))
-        self._ridge_marker.setSymbolBrush(pg.mkBrush(theme.color("text")))
-        self._ridge_marker.setSymbolPen(pg.mkPen(theme.color("background"), width=2 * theme.size_scale))
-        for key, (role, _) in POINT_STYLES.items():
-            if key in HOLLOW_POINTS:
-                self._markers[key].setSymbolBrush(None)
-                self._markers[key].setSymbolPen(pg.mkPen(theme.color(role), width=max(2.0, width * 1.2)))
-            else:
-                self._markers[key].setSymbolBrush(pg.mkBrush(theme.color(role)))
-                self._markers[key].setSymbolPen(pg.mkPen(theme.color("background"), width=2 * theme.size_scale))
+        for ridge in (self._ridge_marker, self._other_ridge):
+            ridge.setSymbolBrush(pg.mkBrush(theme.color("text")))
+            ridge.setSymbolPen(pg.mkPen(theme.color("background"), width=2 * theme.size_scale))
+        for key, marker in self._markers.items():
+            style_marker(marker, key, theme)
         self._relayout(force=True)
         self.update()
 
@@ -285,6 +284,14 @@ class RooflinePlot(StateWidget):
         self._roof.setData([x1, x2], [y1, y2])
         self._ridge_line.setValue(math.log10(state.ridge_flops_per_byte))
         self._ridge_marker.setData([state.ridge_flops_per_byte], [y1])
+        if state.other is None:
+            for item in (self._other_slope, self._other_roof, self._other_ridge):
+                item.setData([], [])
+        else:
+            (u0, v0), (u1, v1), (u2, v2) = state.other.roof
+            self._other_slope.setData([u0, u1], [v0, v1])
+            self._other_roof.setData([u1, u2], [v1, v2])
+            self._other_ridge.setData([u1], [v1])
         shown = {point.key: point for point in state.points}
         for key, marker in self._markers.items():
             point = shown.get(key)
@@ -308,6 +315,7 @@ class RooflinePlot(StateWidget):
         key = None if state is None else (
             self.width(), self.height(), state.roof, state.ridge_flops_per_byte, state.ridge_label, state.x_label,
             state.y_label, state.memory_bound_label, state.compute_bound_label, state.x_tick_text, state.y_tick_text,
+            state.other,
             tuple((p.key, p.label.removesuffix(p.value), number_template(p.value), p.in_legend) for p in state.points),
             self.theme.scaled_line_width)
         if key == self._layout_key and not force:
@@ -347,10 +355,11 @@ class RooflinePlot(StateWidget):
             self.plot_widget.setXRange(*layout.x_range, padding=0)
             self.plot_widget.setYRange(*layout.y_range, padding=0)
         for key, marker in self._markers.items():      # symbols as large as the words beside them
-            marker.setSymbolSize(round(layout.marker_px * (HOLLOW_SIZE if key in HOLLOW_POINTS else 1)))
+            marker.setSymbolSize(round(marker_size(key, layout.marker_px)))
         self._ridge_marker.setSymbolSize(round(px * 0.8))
+        self._other_ridge.setSymbolSize(round(px * 0.8))
         offset = QPointF(layout.plot_widget.topLeft())
-        roles = {"ridge": "text", "memory_bound": "memory", "compute_bound": "compute"}
+        roles = {"ridge": "text", "other_ridge": "text", "memory_bound": "memory", "compute_bound": "compute"}
         self._plot_texts.set_texts([(replace(text, rect=text.rect.translated(-offset)), roles[name])
                                     for name, text in layout.texts.items() if name in roles])
         self.update()
@@ -365,20 +374,6 @@ class RooflinePlot(StateWidget):
             self._layout.texts[name].paint(painter, self.measure.font(self._layout.px, False))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         for key, (sign, text) in self._layout.legend.items():
-            role, symbol = POINT_STYLES[key]
-            if key in HOLLOW_POINTS:
-                painter.setPen(pg.mkPen(self.theme.color(role), width=max(2.0, self.theme.scaled_line_width)))
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-            else:
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(self.theme.color(role))
-            if symbol == "o":
-                painter.drawEllipse(sign)
-            elif symbol == "s":
-                painter.drawRect(sign)
-            else:
-                c = sign.center()
-                painter.drawPolygon(QPolygonF([QPointF(c.x(), sign.top()), QPointF(sign.right(), c.y()),
-                                               QPointF(c.x(), sign.bottom()), QPointF(sign.left(), c.y())]))
+            paint_sign(painter, key, sign, self.theme)
             painter.setPen(self.theme.color("text"))
             text.paint(painter, self.measure.font(text.px, False))

@@ -3,7 +3,9 @@
 A scene's model builds a ``RooflineState`` (corners of the roof, the ridge, the
 named points, every text already translated and every number already written
 by ``engine.units``); ``widgets.roofline_plot`` draws it and
-``widgets.roofline_layout`` places its texts.
+``widgets.roofline_layout`` places its texts. A second machine's roof
+(``OtherRoof``: scene 9 draws the machine at hand under the H800's) is drawn
+dashed beside the first, with its own ridge point and label.
 """
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 NUMBER_TEMPLATE = "00.000"
-# The point keys the plot knows, drawn in this order (the last on top).
-POINT_KEYS = ("prefill", "control", "decode")
+# The point keys the plot knows, drawn in this order (the last on top). "reference": another machine's point
+# (scene 9: the H800's decode step beside this machine's).
+POINT_KEYS = ("reference", "prefill", "control", "decode")
 
 
 def number_template(text: str) -> str:
@@ -32,6 +35,14 @@ class RooflinePoint:
 
 
 @dataclass(frozen=True)
+class OtherRoof:
+    """A second machine's roofline, drawn dashed beside the state's own: its corners and its ridge."""
+    roof: tuple[tuple[float, float], ...]   # (FLOP/byte, FLOP/s): start, ridge, end (the same x range as the first)
+    ridge_flops_per_byte: float
+    ridge_label: str                        # names the machine: a dashed line alone does not say whose it is
+
+
+@dataclass(frozen=True)
 class RooflineState:
     roof: tuple[tuple[float, float], ...]   # (FLOP/byte, FLOP/s): start, ridge, end of the roofline
     ridge_flops_per_byte: float
@@ -46,6 +57,16 @@ class RooflineState:
     # Written left and right of the ridge; a first line alone is the short form, used when room is short.
     memory_bound_label: str = ""
     compute_bound_label: str = ""
+    other: OtherRoof | None = None          # a second machine's roof, or None
 
 
-__all__ = ["RooflinePoint", "RooflineState", "number_template", "NUMBER_TEMPLATE", "POINT_KEYS"]
+def extent(state: RooflineState) -> tuple[tuple[float, float], tuple[float, float]]:
+    """((lowest FLOP/byte, lowest FLOP/s), (highest FLOP/byte, highest FLOP/s)) of every roof and point drawn (a
+    measured point may lie below its roof: a run slowed down by other programs)."""
+    corners = [*state.roof, *(state.other.roof if state.other else ()),
+               *((p.flops_per_byte, p.attainable_flops_per_second) for p in state.points)]
+    return ((min(x for x, _ in corners), min(y for _, y in corners)),
+            (max(x for x, _ in corners), max(y for _, y in corners)))
+
+
+__all__ = ["RooflinePoint", "RooflineState", "OtherRoof", "extent", "number_template", "NUMBER_TEMPLATE", "POINT_KEYS"]

@@ -38,3 +38,12 @@ class StillPicture:
 
     def forget(self) -> None:
         self._key = None
+
+    @property
+    def key(self):
+        """What the picture kept was painted for (the caller's key), or None before the first."""
+        return None if self._key is None else self._key[0]
+
+    def picture_id(self) -> int | None:
+        """An id of the pixmap kept (the same until it is painted again), or None."""
+        return None if self._pixmap is None or self._key is None else self._pixmap.cacheKey()

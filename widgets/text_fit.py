@@ -80,24 +80,41 @@ class FittedText:
 
     def paint(self, painter: QPainter, font: QFont) -> None:
         painter.setFont(font)
+        flags = _line_flags(self.align)
+        left, top, width = self.rect.left(), self.rect.top(), self.rect.width()
         for n, line in enumerate(self.lines):
-            line_rect = QRectF(self.rect.left(), self.rect.top() + n * self.line_height,
-                               self.rect.width(), self.line_height)
-            painter.drawText(line_rect, int(self.align | Qt.AlignmentFlag.AlignVCenter), line)
+            painter.drawText(QRectF(left, top + n * self.line_height, width, self.line_height), flags, line)
+
+
+_LINE_FLAGS: dict[int, int] = {}
+
+
+def _line_flags(align: Qt.AlignmentFlag) -> int:
+    """``align`` with vertical centring, as drawText's int: worked out once per alignment (an enum's ``|`` costs
+    more than drawing a short line, and a frame draws hundreds)."""
+    key = align.value
+    if key not in _LINE_FLAGS:
+        _LINE_FLAGS[key] = int((align | Qt.AlignmentFlag.AlignVCenter).value)
+    return _LINE_FLAGS[key]
 
 
 class TextMeasure:
     """Widths and line heights of labels, cached (a layout asks for the same ones many times)."""
 
     def __init__(self):
+        self._fonts: dict[tuple[int, bool], QFont] = {}
         self._metrics: dict[tuple[int, bool], QFontMetricsF] = {}
         self._widths: dict[tuple[str, int, bool], float] = {}
         self._splits: dict[tuple[str, int, bool], tuple[tuple[str, str], float] | None] = {}
 
     def font(self, px: int, bold: bool) -> QFont:
-        font = QFont()
-        font.setPixelSize(max(1, px))
-        font.setBold(bold)
+        """The font of ``px`` pixels (bold or not), made once: callers set it, never change it."""
+        key = (px, bold)
+        font = self._fonts.get(key)
+        if font is None:
+            font = self._fonts[key] = QFont()
+            font.setPixelSize(max(1, px))
+            font.setBold(bold)
         return font
 
     def _fm(self, px: int, bold: bool) -> QFontMetricsF:

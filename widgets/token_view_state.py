@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 # Chip kinds: ordinary text, bytes of a cut character, or a mark drawn by the view ("…").
 CHIP_KINDS = ("text", "bytes", "mark")
+SPACE_MARK = "␣"           # a token's space, made visible: the same mark on every stage (scenes 3 and 6)
 # Text kinds, most important first.
 LABEL_PRIORITY = ("title", "header", "row", "chip", "summary", "footer", "part_of", "id")
 

@@ -8,14 +8,15 @@ nothing in the kit changes. Qt-free.
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import numpy as np
-
-from engine import Report, Scenario, compute_report, sweep
+from engine import Report, Scenario, compute_report
 from engine.compute import decode_crossover_batch
 from engine.errors import refusal
 from engine.formulas import Formula, formula as formula_of
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def report(catalog, scenario: Scenario) -> Report:
@@ -54,6 +55,7 @@ def context_sweep(catalog, scenario: Scenario, contexts: tuple[int, ...]) -> Con
     """KV bytes and free bytes per GPU at ``contexts`` (tokens per sequence: the points a plot draws, never every
     token up to a million). The prompt stays in ``scenario``: the runtime allowance (its prefill chunk), and so the
     free memory, depend on it; ask with ``output_tokens=1`` so one answer serves every output length."""
+    from engine import sweep           # numpy: loaded by the first plot that needs it, not before the first frame
     checked = sweep.checked_contexts(contexts)
     return ContextSweep(checked, sweep.kv_bytes_for_contexts(scenario, checked, catalog),
                         sweep.free_bytes_per_gpu_for_contexts(scenario, checked, catalog))

@@ -10,12 +10,17 @@ Only the latest job counts: a job superseded by a later ``run`` (the user typed
 on) is cancelled if it has not started, and its result dropped if it has, so a
 slow old answer never overwrites a new one nor holds a thread that new work needs. An exception becomes ``failed(message)``: the scene shows it as an
 inline note. ``busy_changed(bool)`` drives a progress indicator.
+A job started with ``run_reporting`` is also handed a ``progress(value)``
+callable: each value arrives as ``progressed(value)`` on the UI thread, in
+order, through the same bridge, and a superseded job's reports are dropped too
+(the probe's stages arrive so while it measures).
 """
 from __future__ import annotations
 
 import os
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -39,17 +44,24 @@ class _Bridge(QObject):
     joined before that). A pool thread emits ``done``; Qt queues it to the UI thread, where the worker is
     looked up: one that Qt has deleted meanwhile (its scene closed) is skipped."""
     done = Signal(object, int, bool, object)     # (worker's weak reference, job number, succeeded, result)
+    reported = Signal(object, int, object)       # (worker's weak reference, job number, a progress value)
 
     def __init__(self):
         super().__init__()
         # Queued even when emitted on the UI thread (a job done before its callback was added): a result
         # never arrives inside ``run``.
         self.done.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        self.reported.connect(self._deliver_report, Qt.ConnectionType.QueuedConnection)
 
     def _deliver(self, worker_ref: weakref.ref, job: int, succeeded: bool, result: object) -> None:
         worker = worker_ref()
         if worker is not None and isValid(worker):
             worker._on_done(job, succeeded, result)
+
+    def _deliver_report(self, worker_ref: weakref.ref, job: int, value: object) -> None:
+        worker = worker_ref()
+        if worker is not None and isValid(worker) and job == worker._job:
+            worker.progressed.emit(value)
 
 
 _BRIDGE: _Bridge | None = None
@@ -65,6 +77,7 @@ def _bridge() -> _Bridge:
 class Worker(QObject):
     finished = Signal(object)     # the latest job's result
     failed = Signal(str)          # the latest job's exception, as one sentence
+    progressed = Signal(object)   # the latest job's progress reports (``run_reporting``), in order
     busy_changed = Signal(bool)
 
     def __init__(self, parent: QObject | None = None):
@@ -89,6 +102,11 @@ class Worker(QObject):
         future.add_done_callback(lambda f, job=job: _report(bridge, me, job, f))
         self._set_busy(True)
         return job
+
+    def run_reporting(self, fn: Callable[..., Any], *args: Any) -> int:
+        """``run(fn, *args)``, ``fn`` called with ``progress=`` a callable whose values arrive as ``progressed``."""
+        bridge, me, job = self._bridge, weakref.ref(self), self._job + 1
+        return self.run(partial(fn, progress=lambda value: bridge.reported.emit(me, job, value)), *args)
 
     def cancel(self) -> None:
         """Drop whatever is running: its result will never arrive."""

@@ -27,6 +27,7 @@ SCENES = (
     "tokens",
     "levers",
     "serving",
+    "your_machine",
     "summary",
 )
 

@@ -200,6 +200,25 @@ def test_the_level_line_meets_the_curve_at_the_limit(sweep_70b):
     assert state.limit_tokens == report.max_context_tokens == 50486
 
 
+def test_past_the_models_maximum_the_room_is_the_cards_not_the_models():
+    """Llama 3.1 8B on one H800: its 131,072 tokens fit with memory to spare (the engine caps the longest context
+    at the model's maximum). The level line is the room the card has, and no context on the plot or in the texts
+    passes the maximum."""
+    report = report_for(model="llama-3.1-8b", gpus=1)
+    assert report.longest_context_capped and report.memory_context_tokens > report.max_context_tokens
+    maximum = CATALOG.model("llama-3.1-8b").max_context_tokens
+    room = model.room_bytes(report)
+    assert room == pytest.approx(report.kv_bytes_per_token * report.memory_context_tokens)
+    assert room > report.kv_bytes_per_token * maximum          # not "full" at the model's maximum
+    told = story(KvCacheStory, report.scenario, model.GROWTH_BUILD, KvControls(), "en", "kv_cache")
+    assert told.phase() == "growth_fits"
+    values = told.caption_values()
+    shown = [TEXTS[table][told.phase()]["en"].format_map(values) for table in ("caption", "notes")]
+    contexts = [int(n.replace(",", "")) for text in shown for n in re.findall(r"\b\d{1,3}(?:,\d{3})+\b", text)]
+    assert maximum in contexts and all(tokens <= maximum for tokens in contexts)
+    assert format_bytes(room, binary=True) in shown[1]
+
+
 def test_playback_of_the_context_runs_from_one_token_to_the_longest():
     values = [model.context_at(k / 60, 131072) for k in range(0, 400)]
     assert values[0] == 1 and values[-1] == 131072 and sorted(values) == values

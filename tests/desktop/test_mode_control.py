@@ -56,13 +56,31 @@ def test_the_tooltip_explains_both_modes(qtbot, code):
     made = ScenarioControls(ScenarioStore(Scenario(), language=language), language, default_catalog())
     qtbot.addWidget(made)
     tip = made.mode.toolTip()
-    shares = (REALISTIC.bandwidth_share, REALISTIC.compute_share, REALISTIC.narrow_compute_share)
+    gpu = Scenario().gpu
+    shares = (REALISTIC.bandwidth_share_for(gpu), REALISTIC.compute_share, REALISTIC.narrow_compute_share)
     assert "100%" in tip and all(format_percent(share) in tip for share in shares)   # ideal's peak; realistic's
-    assert "roofline" in tip
+    assert "roofline" in tip and default_catalog().gpu(gpu).name in tip
+    assert language.text("controls.mode.basis_measured") in tip
     names = [made.mode.itemText(i) for i in range(made.mode.count())]
     assert names == [language.text("controls.mode.ideal"), language.text("controls.mode.realistic")]
     language.set_code("en" if code == "zh" else "zh")
     assert made.mode.toolTip() != tip and made.mode.itemText(0) != names[0]
+
+
+def test_the_tooltip_gives_the_share_measured_on_the_gpu_in_use(controls):
+    """Each GPU has its own measured bandwidth share (engine.efficiency): the tip follows the GPU chosen, and
+    says where no measurement is published."""
+    shares = {}
+    for gpu in ("h800", "mi300x", "l4"):
+        controls._store.update(gpu=gpu, model="llama-3.1-8b", gpus=1)
+        tip = controls.mode.toolTip()
+        share = REALISTIC.bandwidth_share_for(gpu) * REALISTIC.stack_share(gpu)
+        assert default_catalog().gpu(gpu).name in tip and format_percent(share) in tip, gpu
+        measured = gpu in dict(REALISTIC.gpu_bandwidth_shares)
+        assert (controls._language.text("controls.mode.basis_measured") in tip) == measured, gpu
+        assert (controls._language.text("controls.mode.basis_typical") in tip) == (not measured), gpu
+        shares[gpu] = share
+    assert len(set(shares.values())) == 3          # three GPUs, three shares: not one share for every GPU
 
 
 def test_the_mode_is_remembered_with_the_scenario(make_window):

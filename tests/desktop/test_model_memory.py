@@ -12,13 +12,13 @@ from desktop.kit.scene import SceneKit, create_scene
 from desktop.scenes.model_memory.view import ModelMemoryScene
 from desktop.scenes.model_memory.story import BUILDS
 from engine import Scenario
+from tests.desktop.test_model_memory_nodes import MULTI_NODE
 from widgets.theme import THEMES, for_screen
 
 
-def make(qtbot, code="en", screen=(1024, 768), store=None):
+def make(qtbot, code="en", screen=(1024, 768), store=None, theme="light"):
     store = store or ScenarioStore()
-    scene = create_scene(ModelMemoryScene, SceneKit(Language(code), store, for_screen(THEMES["light"],
-                                                                                          screen[1])))
+    scene = create_scene(ModelMemoryScene, SceneKit(Language(code), store, for_screen(THEMES[theme], screen[1])))
     qtbot.addWidget(scene)
     store.changed.connect(scene.on_report)         # as the deck passes each change on to the shown scene
     scene.resize(int(screen[0] * 0.97), int(screen[1] * 0.72))   # the stage of the slide at that screen
@@ -177,3 +177,47 @@ def test_the_corner_says_the_first_builds_show_the_tutorials_case_not_the_panels
     scene.go_to_build(BUILDS.index("explore"), animate=False)
     subject, _, note = subject_texts(language, scene)
     assert note == "" and "H100" in subject
+
+
+@pytest.mark.parametrize("code", ("zh", "en"))
+def test_the_nodes_build_shows_the_node_boundary_at_1024x768(qtbot, code):
+    scene = make(qtbot, code, (1024, 768))
+    scene.go_to_build(BUILDS.index("nodes"))
+    settle(scene)
+    state = scene.bars[0].state
+    report = scene.story().results["nodes"]
+    assert len(state.nodes) == report.nodes == 2 and len(state.bars) == report.scenario.gpus
+    drawn = {text.key: text.text for text, _ in _check_readable(scene)}
+    assert {"node.0", "node.1", "link", "network", "footer"} <= set(drawn)
+    assert drawn["network"].replace("\n", " ") == state.network_label
+    frame = scene.bars[0]._frame
+    assert len(frame.node_frames) == 2 and frame.node_frames[0].right() < frame.node_frames[1].left()
+    assert frame.bar_width >= scene.kit.theme.floor_px          # sixteen bars, none a sliver
+
+
+@pytest.mark.parametrize("theme", ("light", "projector"))
+@pytest.mark.parametrize("code, screen", [("zh", (1024, 768)), ("en", (1024, 768)), ("en", (1920, 1080)),
+                                          ("zh", (1920, 1080))])
+@pytest.mark.parametrize("changes", MULTI_NODE, ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_explore_past_one_node_groups_the_bars_readably(qtbot, changes, code, screen, theme):
+    store = ScenarioStore(Scenario(**changes))
+    scene = make(qtbot, code, screen, store, theme)
+    scene.go_to_build(len(BUILDS) - 1)
+    settle(scene)
+    state = scene.bars[0].state
+    assert len(state.nodes) == 2 and len(state.bars) <= 16
+    keys = {text.key for text, _ in _check_readable(scene)}
+    assert {"node.0", "node.1", "network", "footer", "column.weights"} <= keys
+    frame = scene.bars[0]._frame
+    assert frame.bar_width >= scene.kit.theme.floor_px
+
+
+@pytest.mark.parametrize("code, screen", [("zh", (1024, 768)), ("en", (1920, 1080))])
+@pytest.mark.parametrize("changes", [MULTI_NODE[0], MULTI_NODE[3]], ids=lambda c: c["model"])
+def test_every_build_of_a_multi_node_scenario_is_readable(qtbot, changes, code, screen):
+    scene = make(qtbot, code, screen, ScenarioStore(Scenario(**changes)))
+    for index in range(len(BUILDS)):
+        scene.go_to_build(index)
+        settle(scene)
+        assert _check_readable(scene), BUILDS[index]
+        assert scene.story().phase() == BUILDS[index]          # no build of the story refused

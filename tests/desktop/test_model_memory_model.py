@@ -1,4 +1,7 @@
-"""Scene 2's model without Qt: the bars carry the engine's numbers, overflow exactly when it does not fit."""
+"""Scene 2's story without Qt: the bars carry the engine's numbers, overflow exactly when it does not fit.
+
+Past one node the bars follow the report's layout; the nodes build's costs and the formulas of the notes are
+the engine's (``tests/desktop/test_model_memory_nodes.py``)."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from desktop.kit import questions
-from desktop.scenes.model_memory import story as mm
-from tests.desktop.stories import ANSWERS
+from desktop.scenes.model_memory import bars, figures as mm_figures, story as mm
+from tests.desktop.stories import ANSWERS, scene_text
 from engine import InputError, Scenario
 from engine.catalog import default_catalog
 from engine.compute import counts_for
@@ -22,13 +25,11 @@ BASE = Scenario(gpus=2)          # the app's default shared scenario
 
 
 def text_in(code: str):
-    def text(key: str, **values) -> str:
-        table, name = key.split(".")
-        return TEXTS[table][name][code].format(**values)
-    return text
+    return scene_text("model_memory", code)
 
 
 EN = text_in("en")
+ASK = ANSWERS.ask
 
 
 def report(**changes):
@@ -62,9 +63,9 @@ CASES = [
 @pytest.mark.parametrize("changes", CASES, ids=lambda c: "-".join(str(v) for v in c.values()))
 def test_each_bar_holds_exactly_the_engines_numbers(changes):
     r = report(**changes)
-    bars = mm.gpu_bars(r, EN)
-    assert len(bars) == changes["gpus"]
-    for bar in bars:
+    shown = bars.gpu_bars(r, EN)
+    assert len(shown) == changes["gpus"]
+    for bar in shown:
         sizes = {segment.key: segment.bytes for segment in bar.segments}
         assert sizes == {"weights": r.weights_bytes_per_gpu, "kv": r.kv_bytes_per_gpu,
                          "runtime": r.overhead_bytes_per_gpu}
@@ -83,17 +84,18 @@ def test_overflow_follows_fits_right_at_the_edge():
     seen = set()
     for batch in range(1, 40):
         r = report(model="llama-3.1-70b", weights="fp8", gpus=1, batch=batch)
-        bar = mm.gpu_bars(r, EN)[0]
+        bar = bars.gpu_bars(r, EN)[0]
         assert overflows(bar) == (not r.fits), batch
         seen.add(r.fits)
     assert seen == {True, False}
 
 
-def test_more_than_eight_gpus_show_one_bar_for_each_of_them():
-    r = report(model="llama-3.1-70b", gpus=16)
-    bars = mm.gpu_bars(r, EN)
-    assert len(bars) == 1 and "16" in bars[0].name
-    assert bars[0].segments[0].bytes == r.weights_bytes_per_gpu
+def test_more_than_eight_gpus_of_one_node_show_one_bar_for_each_of_them():
+    r = report(model="llama-3.1-70b", gpus=16, gpu="gb200")        # one NVL72 rack: 72 GPUs a node
+    assert r.nodes == 1
+    shown = bars.gpu_bars(r, EN)
+    assert len(shown) == 1 and "16" in shown[0].name
+    assert shown[0].segments[0].bytes == r.weights_bytes_per_gpu
 
 
 def test_the_builds_tell_the_seeds_story_and_keep_the_shared_fields():
@@ -107,7 +109,7 @@ def test_the_builds_tell_the_seeds_story_and_keep_the_shared_fields():
     assert (problem.scenario.model, problem.scenario.weights, problem.scenario.gpus) == ("llama-3.1-70b", "fp16", 1)
     assert not problem.fits and format_bytes(problem.weights_bytes) == "141 GB"
     assert format_bytes(problem.hbm_bytes_per_gpu) == "80 GB"
-    values = mm.shown_values(results, "problem", EN)
+    values = mm.shown_values(results, "problem", EN, ASK)
     assert values["weights_over"] == "61.1 GB"          # 141 GB of weights against 80 GB
     # quantised, the layers' matrices shrink to the format's bytes (INT4 with its group scales); the embedding,
     # LM head and norms stay 16-bit, as quantised checkpoints ship them
@@ -125,33 +127,34 @@ def test_the_builds_tell_the_seeds_story_and_keep_the_shared_fields():
 
 def test_the_verdict_reads_fits_with_free_and_tokens_or_over():
     fits = report(model="llama-3.1-70b", weights="fp8", gpus=1)
-    line, role = mm.verdict(fits, EN, str)
+    line, role = bars.verdict(fits, EN, str)
     assert role == "good"
     assert format_bytes(fits.free_bytes_per_gpu) in line
-    more = fits.max_context_tokens - (fits.scenario.prompt_tokens + fits.scenario.output_tokens)
-    assert f"{more:,}" in line and "batch 1" in line
+    assert not fits.longest_context_capped
+    more = fits.longest_context_tokens - (fits.scenario.prompt_tokens + fits.scenario.output_tokens)
+    assert f"{more:,}" in line and "batch 1" in line and "maximum" not in line
     over = report(model="llama-3.1-70b", weights="fp16", gpus=1)
-    line, role = mm.verdict(over, EN, str)
+    line, role = bars.verdict(over, EN, str)
     assert role == "warning" and line == f"Does not fit: {format_bytes(-over.free_bytes_per_gpu)} over"
     refusal = ANSWERS.ask(questions.report, dataclasses.replace(BASE, gpus=3))
     assert isinstance(refusal, InputError)
-    line, role = mm.verdict(refusal, EN, lambda error: "refused: " + str(error))
+    line, role = bars.verdict(refusal, EN, lambda error: "refused: " + str(error))
     assert role == "warning" and line.startswith("refused: ") and "3" in line
 
 
 def test_a_refusal_shows_no_bars_and_says_why():
     refusal = ANSWERS.ask(questions.report, dataclasses.replace(BASE, gpus=3))
-    state = mm.bars_state(refusal, EN, str, 100e9)
+    state = bars.bars_state(refusal, EN, str, 100e9)
     assert state.bars == () and state.footer == str(refusal) and state.footer_role == "warning"
 
 
 def test_stage_states_per_phase():
     results = story_results()
     states = {phase: mm.stage_states(results, phase, EN, str) for phase in mm.BUILDS}
-    assert [len(s) for s in states.values()] == [1, 1, 1, 1, 1, 3, 1]
+    assert [len(s) for s in states.values()] == [3 if phase == "compare" else 1 for phase in mm.BUILDS]
     story_scale = states["problem"][0].scale_bytes
     assert story_scale >= used_bytes(states["problem"][0].bars[0])
-    for phase in ("quantise", "int4", "split", "smaller"):
+    for phase in ("quantise", "int4", "split", "nodes", "smaller"):
         assert states[phase][0].scale_bytes == story_scale
     ways_scale = mm.scale_for([results[way] for way in mm.WAYS])
     assert all(state.scale_bytes == ways_scale and state.aligned_rows for state in states["compare"])
@@ -161,15 +164,15 @@ def test_stage_states_per_phase():
     assert [len(state.bars) for state in compare] == [1, 2, 1]
     assert [state.footer for state in compare] == [EN(f"label.cost_{way}") for way in mm.WAYS]
     explore = states["explore"][0]
-    assert len(explore.bars) == BASE.gpus and explore.footer == mm.verdict(results["explore"], EN, str)[0]
+    assert len(explore.bars) == BASE.gpus and explore.footer == bars.verdict(results["explore"], EN, str)[0]
 
 
 def test_links_name_the_cards_own_link_or_pcie():
-    assert mm.link_parts(report(gpus=2)) == ("NVLink 4", "400 GB/s")
-    assert mm.link_parts(report(gpus=2, gpu="l40s", model="llama-3.1-8b"))[0].startswith("PCIe")
-    assert mm.link_parts(report(gpus=4, gpu="h100-pcie", model="llama-3.1-8b"))[0].startswith("PCIe")
-    assert mm.link_parts(report(gpus=2, gpu="h100-pcie", model="llama-3.1-8b"))[0].startswith("NVLink")
-    assert mm.link_label(report(gpus=1, model="llama-3.1-8b"), EN) == ""
+    assert bars.link_parts(report(gpus=2)) == ("NVLink 4", "400 GB/s")
+    assert bars.link_parts(report(gpus=2, gpu="l40s", model="llama-3.1-8b"))[0].startswith("PCIe")
+    assert bars.link_parts(report(gpus=4, gpu="h100-pcie", model="llama-3.1-8b"))[0].startswith("PCIe")
+    assert bars.link_parts(report(gpus=2, gpu="h100-pcie", model="llama-3.1-8b"))[0].startswith("NVLink")
+    assert bars.link_label(report(gpus=1, model="llama-3.1-8b"), EN) == ""
 
 
 @pytest.mark.parametrize("code", ("en", "zh"))
@@ -177,9 +180,9 @@ def test_every_caption_and_note_fills_in_for_every_phase(code):
     text = text_in(code)
     results = story_results()
     for phase in mm.BUILDS:
-        values = mm.shown_values(results, phase, text)
+        values = mm.shown_values(results, phase, text, ASK)
         for kind in ("caption", "notes"):
-            filled = TEXTS[kind][phase][code].format(**values)
+            filled = TEXTS[kind][phase][code].format_map(values)
             assert "{" not in filled and filled
 
 
@@ -222,7 +225,7 @@ def test_free_memory_stops_at_zero_and_what_does_not_fit_is_over(changes):
     said as "over" (and the weights' own shortfall as "weights_over")."""
     r = report(**changes)
     left = r.hbm_bytes_per_gpu - r.used_bytes_per_gpu
-    values = mm.figures(r, EN)
+    values = mm_figures.figures(r, EN, ASK)
     assert values["free"] == format_bytes(max(left, 0.0)) and values["over"] == format_bytes(max(-left, 0.0))
     assert values["weights_over"] == format_bytes(max(r.weights_bytes_per_gpu - r.hbm_bytes_per_gpu, 0.0))
 

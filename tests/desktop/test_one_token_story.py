@@ -108,7 +108,7 @@ def test_while_the_cut_loads_there_is_one_build_and_the_question_shows_uncut():
     assert [part.text for tile in state.tiles for part in tile.parts] == [PROMPT]
     assert state.labels["context"] == TEXTS["control"]["loading"]["zh"]
     assert loading.memory_state() is None and loading.request is None
-    assert loading.caption_values()["tokenizer"] == "Llama 3 (tiktoken BPE)"
+    assert loading.caption_values()["tokenizer"] == "Llama 3"               # as every stage names it
     assert loading.subject() == (BASE, loading.report)
 
 

@@ -86,7 +86,7 @@ def test_digits_and_enter_jump_to_a_scene_by_its_number(qtbot, window):
 def test_g_opens_the_prompt_and_an_unknown_number_gives_a_note(qtbot, window):
     qtbot.keyClick(window.slide, K.Key_G)
     assert window.presenter.jump_prompt.isVisible()
-    unknown = str(len(window.deck.entries) + 1)      # one past the last scene, however many are registered
+    unknown = str(len(window.deck.entries) + 1)            # one past the last scene, however many there are
     for digit in unknown:
         qtbot.keyClick(window.slide, getattr(K, f"Key_{digit}"))
     qtbot.keyClick(window.slide, K.Key_Enter)

@@ -28,6 +28,30 @@ def test_quit_after_first_frame_prints_the_milliseconds_since_start(tmp_path):
     assert 0 < milliseconds < 120_000
 
 
+FIRST_FRAME_MODULES = """
+import atexit, runpy, sys
+atexit.register(lambda: print(sorted(name for name in ("numpy", "pyqtgraph") if name in sys.modules)))
+sys.argv = ["desktop", "--quit-after-first-frame"]
+runpy.run_module("desktop", run_name="__main__")
+"""
+
+
+def test_the_first_frame_waits_for_neither_numpy_nor_pyqtgraph(tmp_path):
+    """Both load in idle time after the first frame (issue 26: numpy alone took about 100 ms of the start)."""
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "INFERENCE_PHYSICS_CONFIG_DIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", FIRST_FRAME_MODULES], cwd=ROOT, env=environment,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_one_report_needs_no_numpy():
+    code = ("import sys; from engine import Scenario, compute_report; compute_report(Scenario()); "
+            "print('numpy' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "False", result.stderr
+
+
 @pytest.mark.parametrize("arguments", [("--present",), ("--present", "--scene", "3", "--lang", "zh"),
                                        ("--theme", "projector", "--scene", "summary")])
 def test_every_way_of_starting_reaches_a_first_frame(tmp_path, arguments):

@@ -101,7 +101,7 @@ def test_bad_text_is_cleaned_and_said_so():
 
 def test_control_and_direction_characters_are_drawn_by_their_code():
     assert stage.visible("a\x00\u202eb", False) == "a<00><E2 80 AE>b"      # their UTF-8 bytes, as byte chips
-    assert stage.visible(" x\n", True) == "·x↵" and stage.visible(" x\n", False) == " x↵"
+    assert stage.visible(" x\n", True) == "␣x↵" and stage.visible(" x\n", False) == " x↵"
 
 
 def seed_job(tokenizers=TOKENIZERS):
@@ -204,3 +204,12 @@ def test_what_travels_back_to_the_app_is_counts_and_a_beginning_never_the_whole_
     assert playground_job(big, ("gpt2",)).held_bytes == 0
     pasted = pasted_corpus_job("你好\tHello\n", ("gpt2",), held=True)
     assert pasted.held_bytes == len("你好\tHello\n".encode("utf-8")) and pasted.tokenizers == ("gpt2",)
+
+
+def test_scenes_3_and_6_mark_a_space_and_name_a_tokenizer_alike():
+    """Issue 24: one space mark (not ␣ in one scene and · in another) and one name per tokenizer on every stage."""
+    from desktop.scenes.tokens.cuts import short_name
+    from engine.tokens import list_tokenizers
+    from widgets.decode_stepper_layout import shown_text
+    assert shown_text(" Hello") == stage.visible(" Hello", True)
+    assert {short_name(info.id) for info in list_tokenizers()} >= {"GPT-4o", "Llama 3", "Qwen2.5"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 
 from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
 
 from desktop.kit.worker import Worker
 
@@ -127,3 +128,36 @@ def test_a_result_never_arrives_inside_run(qtbot):
         worker.run(lambda: "quick")
         assert heard == [] and worker.busy
     assert heard == ["quick"] and not worker.busy
+
+
+def test_a_jobs_progress_arrives_in_order_on_the_ui_thread_and_a_superseded_ones_is_dropped(qtbot):
+    worker = Worker()
+    heard: list = []
+    threads: list = []
+    worker.progressed.connect(lambda value: (heard.append(value), threads.append(threading.current_thread())))
+    old_release, old_reported, old_done = threading.Event(), threading.Event(), threading.Event()
+
+    def old(progress):
+        progress("old 1")
+        old_reported.set()
+        old_release.wait(10)
+        progress("old 2")                    # after a newer job took over: never heard
+        old_done.set()
+        return "old"
+
+    def new(progress):
+        for step in range(5):
+            progress(step)
+        return "new"
+
+    with qtbot.waitSignal(worker.progressed, timeout=10_000):
+        worker.run_reporting(old)
+    assert old_reported.wait(10)
+    with qtbot.waitSignal(worker.finished, timeout=10_000) as result:
+        worker.run_reporting(new)
+    old_release.set()
+    assert old_done.wait(10)
+    QApplication.processEvents()             # its queued report reaches the UI thread, and is dropped there
+    assert result.args == ["new"]
+    assert heard == ["old 1", 0, 1, 2, 3, 4]
+    assert set(threads) == {threading.main_thread()}

@@ -10,6 +10,7 @@ import pytest
 
 from engine import InputError, Scenario, compute_report, roofline
 from engine.formulas import KEYS, formula
+from engine.units import format_parameters
 
 DEFAULT = Scenario(gpus=2)                                   # Llama 3.1 70B, FP16, two H800s
 SCENARIOS = [
@@ -117,3 +118,16 @@ def test_a_stage_value_that_is_no_number_is_refused(at):
     with pytest.raises(InputError) as refused:
         formula(compute_report(DEFAULT), "idle_share", at=at)
     assert refused.value.code == "formula.bad_at"
+
+
+@pytest.mark.parametrize("weights", ["fp8", "int4"])
+def test_narrow_weights_add_the_16_bit_parts_as_the_engine_does(weights):
+    """FP8 and INT4 keep the embedding, LM head and norms in 16 bits: "W = N × b" would not add up on screen."""
+    from engine.parameters import parameter_counts
+    r = compute_report(Scenario(weights=weights))
+    f = formula(r, "weights_bytes")
+    counts = parameter_counts(r.model)
+    wide = counts.embedding + counts.lm_head + counts.norms
+    assert f.symbols == "W = N_layers × b + N_16 × 2"
+    assert (r.parameters - wide) * r.weights_precision.bytes_per_value + wide * 2 == pytest.approx(r.weights_bytes)
+    assert f.values.endswith(f"{format_parameters(wide)} × 2 bytes")

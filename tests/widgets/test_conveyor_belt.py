@@ -147,14 +147,14 @@ def test_static_parts_are_drawn_once_and_redrawn_on_theme_change(qtbot):
     widget.resize(800, 400)
     widget.set_state(state_for("h800", "fp16", 10.0, labels=LABELS))
     widget.grab()
-    first = widget._static.cacheKey()
+    first = widget._still.picture_id()
     widget.set_seconds(0.7)
     widget.set_state(state_for("h800", "fp16", 30.0, labels={**LABELS, "idle": "idle 90%"}))
     widget.grab()
-    assert widget._static.cacheKey() == first      # only moving parts and dynamic labels changed
+    assert widget._still.picture_id() == first      # only moving parts and dynamic labels changed
     widget.set_theme(THEMES["projector"])
     widget.grab()
-    assert widget._static.cacheKey() != first
+    assert widget._still.picture_id() != first
 
 
 def test_the_static_picture_is_kept_by_what_its_layout_depends_on_not_by_an_objects_id(qtbot):
@@ -165,13 +165,13 @@ def test_the_static_picture_is_kept_by_what_its_layout_depends_on_not_by_an_obje
     widget.resize(800, 400)
     widget.set_state(state_for("h800", "fp16", 10.0, labels=LABELS))
     widget.grab()
-    assert widget._layout_key in widget._static_key
-    first = widget._static.cacheKey()
+    assert widget._layout_key in widget._still.key
+    first = widget._still.picture_id()
     for width in range(300, 300 + 10 * (belt_module.LAYOUTS_KEPT + 2), 10):     # every layout made since evicted
         widget.prepare(widget.state, width, 300)
     widget.set_state(state_for("h800", "fp16", 10.0, labels={**LABELS, "warehouse": "Store = HBM"}))
     widget.grab()
-    assert widget._layout_key in widget._static_key and widget._static.cacheKey() != first
+    assert widget._layout_key in widget._still.key and widget._still.picture_id() != first
 
 
 LONG_LABELS = {**LABELS, "warehouse": "Warehouse = HBM", "belt": "Belt = HBM bandwidth",

@@ -93,6 +93,18 @@ def test_paints_at_the_smallest_and_largest_sizes(qtbot, size):
     assert not plot.grab().toImage().isNull()
 
 
+def test_no_height_stretches_the_axes_over_hundreds_of_decades(qapp):
+    """A resize storm found heights (239 px at 300 wide) where the plot's room for decades came out a hair
+    above zero: the axes spanned thousands of decades and 10.0 ** 400 overflowed."""
+    from widgets.roofline_layout import lay_out
+    from widgets.text_fit import TextMeasure
+    measure, state = TextMeasure(), state_for("h800", "fp16", 30.0)
+    for width in (1, 200, 300, 640):
+        for height in range(1, 600):
+            layout = lay_out(measure, state, width, height, 2.0, 18, True, 18)
+            assert layout.y_range[1] - layout.y_range[0] < 1000, (width, height)
+
+
 @pytest.mark.parametrize("height", [440, 700, 2000])
 def test_text_grows_with_the_height_so_it_reads_on_a_projector(qtbot, height):
     plot = RooflinePlot(THEMES["projector"])

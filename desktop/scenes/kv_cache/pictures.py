@@ -274,9 +274,11 @@ def y_ticks(low_bytes: float, high_bytes: float) -> tuple[tuple[float, str], ...
 
 
 def room_bytes(report) -> float:
-    """The whole KV cache at the longest context that fits: where the curve meets the card's room (a sliding
-    window's layers holding only their window)."""
-    return float(kv_bytes(report.model, report.kv_precision, report.scenario.batch, report.max_context_tokens))
+    """The whole KV cache the card's free room holds: at the longest context the memory alone would hold
+    (``Report.memory_context_tokens``, which may pass the model's maximum), where the curve meets the room (a
+    sliding window's layers holding only their window). Not at the model's maximum: a card with room to spare
+    would read as full."""
+    return float(kv_bytes(report.model, report.kv_precision, report.scenario.batch, report.memory_context_tokens))
 
 
 def growth_base(context: ContextSweep, report, longest: int, text: Text) -> KvGrowthState:

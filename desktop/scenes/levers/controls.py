@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QSpinBox, QStackedWidget, QVBoxLayout, QWidget,
 )
@@ -37,6 +37,25 @@ def _spin(low: int, high: int, step: int = 1) -> QSpinBox:
     return box
 
 
+class LeverPages(QStackedWidget):
+    """The levers' pages: as wide as the widest (the panel keeps one width), as tall as the one shown (a short
+    page leaves no blank above the switches)."""
+
+    def __init__(self):
+        super().__init__()
+        self.currentChanged.connect(lambda _index: self.updateGeometry())
+
+    def sizeHint(self) -> QSize:
+        width = max((self.widget(n).sizeHint().width() for n in range(self.count())), default=0)
+        shown = self.currentWidget()
+        return QSize(width, shown.sizeHint().height() if shown is not None else 0)
+
+    def minimumSizeHint(self) -> QSize:
+        width = max((self.widget(n).minimumSizeHint().width() for n in range(self.count())), default=0)
+        shown = self.currentWidget()
+        return QSize(width, shown.minimumSizeHint().height() if shown is not None else 0)
+
+
 class LeverControls(QWidget):
     changed = Signal(object)             # the new LeversChoices
 
@@ -45,7 +64,7 @@ class LeverControls(QWidget):
         self._choices = LeversChoices()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.pages = QStackedWidget()
+        self.pages = LeverPages()
         self.page_of: dict[str, QWidget] = {}
         self.notes: dict[str, QLabel] = {}
         self.labels: dict[str, QLabel] = {}

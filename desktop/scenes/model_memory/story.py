@@ -2,58 +2,57 @@
 
 The story (seed 1.2): Llama 3.1 70B at FP16 needs 70.6 billion parameters x 2
 bytes = 141 GB of weights, and one H800 holds 80 GB. Three ways out: compress
-the weights (FP8, INT4), split them over two GPUs, or take a smaller model.
-Each build is a what-if of the shared scenario (``STORY`` plus the build's
-changes; batch, prompt, output, KV precision and mode stay the shared ones), so
-stepping builds never changes the shared scenario. The last build, "explore",
+the weights (FP8, INT4), split them over two GPUs (and, for a model that one
+node of eight cannot hold, Llama 3.1 405B, over two nodes), or take a smaller
+model. Each build is a what-if of the shared scenario (``STORY`` plus the build's
+changes; batch, prompt, output, KV precision and mode stay the shared ones, the
+layout is the default one whatever degrees the panel sets), so stepping builds
+never changes the shared scenario. The last build, "explore",
 shows the shared scenario itself, changed through the shared controls.
 
 Every number comes from the engine's report (``weights_bytes_per_gpu``,
 ``kv_bytes_per_gpu``, ``overhead_bytes_per_gpu``, ``hbm_bytes_per_gpu``,
-``free_bytes_per_gpu``, ``fits``, ``max_context_tokens``); this module only
-formats them (``engine.units``) and arranges them into
-``widgets.memory_bars_state`` states. ``text(key, **values)`` gives the
+``free_bytes_per_gpu``, ``fits``, ``longest_context_tokens``, ``nodes``,
+``layout``, the communication per level); ``bars`` arranges them into
+``widgets.memory_bars_state`` states, ``figures`` formats them
+(``engine.units``) for the texts. ``text(key, **values)`` gives the
 scene's texts (``resources/text/model_memory.toml``) in the current language.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import replace
-import re
 from collections.abc import Callable, Mapping
 
 from functools import cached_property
 
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.kit.answers import refused
-from desktop.kit.story import Story
-from desktop.scenes.memory_bar_model import BarName, Label, memory_bars_state
+from desktop.kit.story import Story, Values
+from desktop.scenes.model_memory.bars import bars_state, scale_for
+from desktop.scenes.model_memory.figures import Figure, figures, values_for
 from engine import InputError, Report, Scenario
-from engine.parallel import uses_pcie
-from engine.units import (
-    format_bandwidth, format_bytes, format_count, format_number, format_parameters,
-)
-from widgets.memory_bars_state import MAX_BARS, GpuBar, MemoryBarsState
+from widgets.memory_bars_state import MemoryBarsState
 
 Text = Callable[..., str]
 
-BUILDS = ("problem", "quantise", "int4", "split", "smaller", "compare", "explore")
-# The seed's problem: the fields every build fixes (the rest follow the shared scenario).
-STORY = {"model": "llama-3.1-70b", "gpu": "h800", "weights": "fp16", "gpus": 1}
+BUILDS = ("problem", "quantise", "int4", "split", "nodes", "smaller", "compare", "explore")
+# The seed's problem: the fields every build fixes (the rest follow the shared scenario); the default layout.
+STORY = {"model": "llama-3.1-70b", "gpu": "h800", "weights": "fp16", "gpus": 1, "tp": 0, "pp": 0, "ep": 0}
 SMALLER_MODEL = "llama-3.1-8b"
+# Past one node: a model whose FP16 weights more than one node of 8 H800s holds (the issue's own example).
+NODES_CHANGES = {"model": "llama-3.1-405b", "gpus": 16}
 # Each build's what-if: STORY with these changes. "compare" shows the three ways; "explore" the shared scenario.
 BUILD_CHANGES: dict[str, dict] = {
     "problem": {},
     "quantise": {"weights": "fp8"},
     "int4": {"weights": "int4"},
     "split": {"gpus": 2},
+    "nodes": NODES_CHANGES,
     "smaller": {"model": SMALLER_MODEL},
     "compare": {},
 }
 WAYS = ("quantise", "split", "smaller")          # the comparison, left to right
-# The full height of every story build's bars: the tallest stack or capacity among them, times this, so a
-# change reads as growth against one fixed scale.
-SCALE_HEADROOM = 1.05
 
 
 def story_scenario(base: Scenario, phase: str) -> Scenario:
@@ -61,144 +60,13 @@ def story_scenario(base: Scenario, phase: str) -> Scenario:
     return dataclasses.replace(base, **{**STORY, **BUILD_CHANGES.get(phase, {})})
 
 
-def link_parts(report: Report) -> tuple[str, str]:
-    """("NVLink 4", "400 GB/s"): the card's own GPU link as the catalogue names it, or its PCIe where it has
-    none (or where its bridge joins only pairs and the group is larger); both figures count both directions."""
-    gpu = report.gpu
-    if uses_pcie(gpu) or (gpu.interconnect_topology == "pairs" and report.scenario.gpus > 2):
-        return _short(gpu.pcie or "PCIe"), format_bandwidth(gpu.pcie_bytes_per_second)
-    return _short(gpu.interconnect), format_bandwidth(gpu.interconnect_bytes_per_second)
-
-
-def _short(link: str) -> str:
-    """A catalogue link's name without its explanation: "NVLink 4 (400 GB/s total, ...)" -> "NVLink 4"."""
-    return re.split(r" \(|, ", link, maxsplit=1)[0].strip()
-
-
-def link_label(report: Report, text: Text) -> str:
-    """"NVLink 4 · 400 GB/s" in the current language; empty for one GPU (nothing to link)."""
-    name, speed = link_parts(report)
-    if not name or report.scenario.gpus < 2:
-        return ""
-    return text("label.link", link=name, bandwidth=speed)
-
-
-def scale_for(reports) -> float:
-    """One scale for all ``reports``' bars: the tallest stack or capacity, with a little headroom."""
-    tallest = [max(r.used_bytes_per_gpu, r.hbm_bytes_per_gpu) for r in reports if not refused(r)]
-    return max(tallest, default=1.0) * SCALE_HEADROOM
-
-
-def context_tokens(report: Report) -> int:
-    return report.scenario.prompt_tokens + report.scenario.output_tokens
-
-
-def more_context_tokens(report: Report) -> int:
-    """Tokens of context each sequence could still add in the free memory: the engine's longest context
-    minus this scenario's (``engine.memory.plan_memory``: the two differ by exactly the free bytes' worth)."""
-    return max(0, report.max_context_tokens - context_tokens(report))
-
-
-def verdict(result: Report | InputError, text: Text, refusal_text: Callable[[InputError], str]) -> tuple[str, str]:
-    """The verdict line and its colour role: fits with what is free (and what that buys), by how much it
-    does not, or the engine's refusal."""
-    if refused(result):
-        return refusal_text(result), "warning"
-    if result.fits:
-        return text("label.verdict_fits", free=format_bytes(result.free_bytes_per_gpu),
-                    tokens=format_count(more_context_tokens(result)),
-                    batch=format_count(result.scenario.batch)), "good"
-    return text("label.verdict_over", over=format_bytes(-result.free_bytes_per_gpu)), "warning"
-
-
-def gpu_bars(report: Report, text: Text) -> tuple[GpuBar, ...]:
-    """One bar per GPU (tensor parallelism: each holds its share); past ``MAX_BARS`` one bar for each of them."""
-    return memory_bars_state(report, bar_label(text), bar_names(report, text)).bars
-
-
-def bar_label(text: Text) -> Label:
-    """The texts of one bar: "Weights 141 GB", "8.1 GB free", "61 GB over" (``label.<kind>``)."""
-    return lambda kind, n_bytes: text(f"label.{kind}", bytes=format_bytes(n_bytes))
-
-
-def bar_names(report: Report, text: Text) -> tuple[BarName, ...]:
-    """"GPU 1", "GPU 2" ... under the bars; past ``MAX_BARS`` one bar named for each of them."""
-    gpus = report.scenario.gpus
-    if gpus > MAX_BARS:
-        return (BarName(text("label.each_gpu", count=format_count(gpus))),)
-    name_key = "label.gpu" if gpus <= 4 else "label.gpu_short"
-    return tuple(BarName(text(name_key, number=format_count(n + 1)), format_count(n + 1)) for n in range(gpus))
-
-
-def bars_state(result: Report | InputError, text: Text, refusal_text: Callable[[InputError], str], scale_bytes: float,
-               title: str = "", footer: str | None = None, footer_role: str | None = None) -> MemoryBarsState:
-    """The bars for one what-if; the footer is its verdict unless given. A refusal: no bars, the refusal below."""
-    line, role = verdict(result, text, refusal_text)
-    footer = line if footer is None else footer
-    role = role if footer_role is None else footer_role
-    if refused(result):
-        return MemoryBarsState((), scale_bytes, title=title, footer=footer, footer_role=role)
-    return memory_bars_state(result, bar_label(text), bar_names(result, text), scale_bytes=scale_bytes,
-                             link_label=link_label(result, text), title=title, footer=footer, footer_role=role)
-
-
-def figures(result: Report | InputError, text: Text) -> dict[str, str]:
-    """The formatted numbers of one what-if, for captions and notes."""
-    if refused(result):
-        return {}
-    r, s = result, result.scenario
-    precision = r.weights_precision
-    kv_precision = r.kv_precision
-    return {
-        "model": r.model.name,
-        "gpu": r.gpu.name,
-        "gpus": format_count(s.gpus),
-        "capacity": format_bytes(r.hbm_bytes_per_gpu),
-        "precision": precision.name,
-        "value_bytes": format_number(precision.bytes_per_value),
-        "kv_precision": kv_precision.name,
-        "kv_value_bytes": format_number(kv_precision.bytes_per_value),
-        "parameters": format_parameters(r.parameters),
-        "weights_total": format_bytes(r.weights_bytes),
-        "weights": format_bytes(r.weights_bytes_per_gpu),
-        "kv_per_token": format_bytes(r.kv_bytes_per_token, binary=True),
-        "context": format_count(context_tokens(r)),
-        "batch": format_count(s.batch),
-        "kv_total": format_bytes(r.kv_bytes),
-        "kv": format_bytes(r.kv_bytes_per_gpu),
-        "runtime": format_bytes(r.overhead_bytes_per_gpu),
-        "used": format_bytes(r.used_bytes_per_gpu),
-        # Boundary: nothing is free below 0; a shortfall is "over" (test_model_memory_model.py).
-        "free": format_bytes(max(0.0, r.free_bytes_per_gpu)),
-        "over": format_bytes(max(0.0, -r.free_bytes_per_gpu)),
-        # what is left, or by how much it does not fit: never "0 B free" for an option that is over
-        "room": text("label.room_free", free=format_bytes(r.free_bytes_per_gpu)) if r.free_bytes_per_gpu >= 0
-        else text("label.room_over", over=format_bytes(-r.free_bytes_per_gpu)),
-        "weights_over": format_bytes(max(0.0, r.weights_bytes_per_gpu - r.hbm_bytes_per_gpu)),
-        "max_context": format_count(r.max_context_tokens),
-        "more_context": format_count(more_context_tokens(r)),
-        "max_sequences": format_count(r.max_sequences),
-        "link": link_parts(r)[0],
-        "link_bandwidth": link_parts(r)[1],
-        "verdict": verdict(r, text, str)[0],
-    }
-
-
-def values_for(results: Mapping[str, Report | InputError], text: Text) -> dict[str, str]:
-    """Caption and note values: each build's figures under ``<build>_<name>`` and the shown one's bare."""
-    values: dict[str, str] = {}
-    for phase, result in results.items():
-        values.update({f"{phase}_{name}": value for name, value in figures(result, text).items()})
-    return values
-
-
-def shown_values(results: Mapping[str, Report | InputError], phase: str, text: Text) -> dict[str, str]:
+def shown_values(results: Mapping[str, Report | InputError], phase: str, text: Text, ask) -> Values:
     """``values_for`` plus the figures of what ``phase`` shows, unprefixed (compare: the problem's)."""
-    values = values_for(results, text)
+    values: dict[str, Figure] = values_for(results, text, ask)
     shown = results.get("explore" if phase == "explore" else ("problem" if phase == "compare" else phase))
     if shown is not None:
-        values.update(figures(shown, text))
-    return values
+        values.update(figures(shown, text, ask))
+    return Values(values)
 
 
 def stage_states(results: Mapping[str, Report | InputError], phase: str, text: Text,
@@ -253,14 +121,14 @@ class ModelMemoryStory(Story):
         return name
 
     @cached_property
-    def _values(self) -> dict[str, str]:
-        values = shown_values(self.results, self.build_name, self.text)
+    def _values(self) -> Values:
+        values = shown_values(self.results, self.build_name, self.text, self.ask)
         refusals = [result for result in self.results.values() if refused(result)]
         if refusals:
-            values["reason"] = self.inputs.refusal_text(refusals[0])
+            values = values.with_values(reason=self.inputs.refusal_text(refusals[0]))
         return values
 
-    def caption_values(self) -> dict[str, str]:
+    def caption_values(self) -> Values:
         return self._values
 
     def subject(self):

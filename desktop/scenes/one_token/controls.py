@@ -37,7 +37,7 @@ class OneTokenControls(QWidget):
         self.loading_label.setWordWrap(True)
         self.tokenizer_box = _narrow(ElidingComboBox())
         for info in list_tokenizers():
-            self.tokenizer_box.addItem(info.name, info.id)
+            self.tokenizer_box.addItem(info.short_name, info.id)
         self.play_button, self.step_button, self.reset_button = QPushButton(), QPushButton(), QPushButton()
         buttons = QHBoxLayout()
         buttons.addWidget(self.step_button)

@@ -153,7 +153,7 @@ def stepper_state(cut: CutRequest, report, name: str, passes: int, tokens_per_se
     tiles = context_tiles(cut, passes, text, show_future=name in ("why_decode", "no_plan"))
     produced = len(cut.prompt) + min(passes, cut.passes) - 1 if passes >= 1 else -1
     labels = {
-        "context": text("label.context", tokenizer=tokenizer_info(cut.tokenizer).name),
+        "context": text("label.context", tokenizer=tokenizer_info(cut.tokenizer).short_name),
         "memory": text("label.memory", weights=format_bytes(report.weights_bytes)),
         "memory_short": text("label.memory_short"),
         "model": text("label.model", model=model_name),
@@ -228,7 +228,7 @@ def caption_values(cut: CutRequest, report, passes: int, tokens_per_second: floa
     prefill, decode = report.prefill, report.decode
     return {
         "model": model_name,
-        "tokenizer": tokenizer_info(cut.tokenizer).name,
+        "tokenizer": tokenizer_info(cut.tokenizer).short_name,
         "prompt_tokens": format_count(len(cut.prompt)),
         "answer_tokens": format_count(len(cut.answer)),
         "passes": format_count(cut.passes),

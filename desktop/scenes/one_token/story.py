@@ -274,7 +274,7 @@ class OneTokenStory(Story):
         vocabulary loads or the engine refuses the request."""
         if not self.shows_request:
             label = self.text("control.loading") if self.cut is None else \
-                self.text("label.context", tokenizer=tokenizer_info(self.cut.tokenizer).name)
+                self.text("label.context", tokenizer=tokenizer_info(self.cut.tokenizer).short_name)
             return pictures.uncut_state(self.text("label.prompt_text"), label)
         passes = self.passes_at(position)
         if passes not in self._steppers:
@@ -303,7 +303,7 @@ class OneTokenStory(Story):
     def caption_values(self) -> Mapping[str, str]:
         """The build's values (at its end: the rest of the answer's texts quote the whole request)."""
         if not self.shows_request:
-            return defaultdict(str, tokenizer=tokenizer_info(self.tokenizer).name)
+            return defaultdict(str, tokenizer=tokenizer_info(self.tokenizer).short_name)
         return self._values
 
     @cached_property

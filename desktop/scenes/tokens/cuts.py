@@ -25,7 +25,7 @@ from engine.errors import InputError
 from engine.token_pieces import TokenPiece, hex_bytes, token_pieces
 from engine.tokens import MAX_TEXT_BYTES, count_tokens, list_tokenizers, load, tokenizer_info
 from engine.units import format_count
-from widgets.token_view_state import Chip
+from widgets.token_view_state import SPACE_MARK, Chip
 
 # The seed's table (section 1.6): the text, its token count and its cut as the seed draws them.
 SEED_EXAMPLES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
@@ -60,9 +60,8 @@ def tokenizer_ids() -> tuple[str, ...]:
 
 
 def short_name(tokenizer_id: str) -> str:
-    """A tokenizer as people know it: the first model that uses it ("Qwen2.5", "GPT-4o")."""
-    info = tokenizer_info(tokenizer_id)
-    return info.models[0] if info.models else info.id
+    """The tokenizer ``tokenizer_id`` as every stage names it (``TokenizerInfo.short_name``)."""
+    return tokenizer_info(tokenizer_id).short_name
 
 
 def chosen_ids(wanted) -> tuple[str, ...]:
@@ -101,7 +100,7 @@ def clean_text(text: str) -> CleanText:
 
 
 # -- what a token looks like on a chip ------------------------------------------------------------------
-VISIBLE_MARKS = str.maketrans({" ": "·", "\n": "↵", "\t": "→", "\r": "␍"})
+VISIBLE_MARKS = str.maketrans({" ": SPACE_MARK, "\n": "↵", "\t": "→", "\r": "␍"})
 
 
 def visible(text: str, show_whitespace: bool) -> str:

@@ -29,14 +29,13 @@ with any ``spawn`` process, a script that uses the scene needs the usual
 """
 from __future__ import annotations
 
-import os
-import signal
 import sys
 import threading
 from concurrent.futures import Future
-from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
+
+from desktop.kit.child_process import follow_parent, interrupts_blocked
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -98,7 +97,7 @@ def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> F
         if pool is None:
             break
         try:
-            with _interrupts_blocked():                     # a process started here inherits the block
+            with interrupts_blocked():                     # a process started here inherits the block
                 future = pool.submit(job, *args, **kwargs)
         except (BrokenProcessPool, RuntimeError):          # it died since the last job: a new one
             with _lock:
@@ -156,21 +155,6 @@ def release() -> None:
         pool, _pool = _pool, None
     if pool is not None:
         pool.shutdown(wait=False)
-
-
-@contextmanager
-def _interrupts_blocked() -> Iterator[None]:
-    """Ctrl+C blocked in this thread meanwhile: a process started now starts with it blocked, so a Ctrl+C in the
-    terminal while it imports (before ``_started`` ignores it) prints no traceback of its own; the app, whose
-    other threads are unaffected, handles it."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _take(channel: str | None) -> Superseded | None:
@@ -232,23 +216,6 @@ def _forget(pool: "ProcessPoolExecutor") -> None:
 
 # -- in the tokenizer process -------------------------------------------------------------------------------------
 def _started(numbers) -> None:
-    import multiprocessing
-
     global _numbers
     _numbers = numbers
-    signal.signal(signal.SIGINT, signal.SIG_IGN)          # Ctrl+C in the terminal is the app's to handle
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})     # ignored now: no longer held pending
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_exit_with, args=(parent.sentinel,), daemon=True).start()
-
-
-def _exit_with(parent_sentinel: int) -> None:
-    """Wait for the app to end, however it ends (a kill included), then end too."""
-    from multiprocessing.connection import wait
-
-    wait([parent_sentinel])
-    os._exit(0)
-
-
+    follow_parent()                    # Ctrl+C in the terminal is the app's to handle; the app's end is ours
