@@ -41,7 +41,6 @@ class ServingControlsPanel(QWidget):
         self._controls = ServingControls()
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)      # labels above: a narrow panel
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         form.addRow(self.heading)
@@ -58,7 +57,8 @@ class ServingControlsPanel(QWidget):
             box.valueChanged.connect(self._on_edit)
             label = QLabel()
             label.setWordWrap(True)
-            form.addRow(label, box)
+            form.addRow(label)              # a row of its own: a label in the form's label column never wraps
+            form.addRow(box)
             note = RefusalNote()
             note.setObjectName("refusal")
             form.addRow(note)
