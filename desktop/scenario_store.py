@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop.default_scenario import DEFAULT_SCENARIO, accepted_scenario
 from desktop.error_text import error_text
 from desktop.kit import questions
-from desktop.kit.answers import Answers, refused
+from desktop.kit.answers import refused, shared_answers
 from engine import InputError, Scenario
 from engine.catalog import default_catalog
 
@@ -51,7 +51,7 @@ class ScenarioStore(QObject):
         super().__init__(parent)
         self._language = language
         self.catalog = catalog if catalog is not None else default_catalog()
-        self.answers = Answers(self.catalog)          # the one cache of engine answers: the store's and every scene's
+        self.answers = shared_answers(self.catalog)   # the one cache of engine answers: the store's and every scene's
         self.last_error: InputError | None = None     # the latest refusal, kept so a view can re-read it
         wanted = scenario if scenario is not None else DEFAULT_SCENARIO
         result = self.answers.ask(questions.report, wanted)
@@ -67,7 +67,7 @@ class ScenarioStore(QObject):
         """Answer from ``catalog`` from now on (one with a model just imported: a superset of the one in use, so the
         scenario in use stays valid); every cached answer is dropped, and ``catalog_changed`` tells the controls."""
         self.catalog = catalog
-        self.answers = Answers(catalog)
+        self.answers = shared_answers(catalog)
         self.catalog_changed.emit(catalog)
 
     def error_message(self, error: InputError) -> str:

@@ -3,8 +3,9 @@
 Laid out once per state, size and floor (``StateWidget.layout_now``): texts
 start at ``max_text_scale`` times the floor and step down to it until the
 title, the header, every row and every note fit; at the floor, columns of
-``drop_order`` are left out, then notes from the last. Row labels may take two
-lines, notes up to ``MAX_NOTE_LINES``. Every text is placed by a
+``drop_order`` are left out, then notes from the last; where nothing fits even
+then, the title alone is drawn. Row labels may take two lines, notes up to
+``MAX_NOTE_LINES``. Every text is placed by a
 ``LabelPlacer`` (never below the floor, never over another, never outside the
 widget) and reported by ``drawn_texts``. Rows are ruled, the header is bold,
 so the table reads in black and white.
@@ -159,7 +160,10 @@ class FigureTable(StateWidget):
         texts = LabelPlacer(m, self.theme.floor_px, QRectF(0, 0, self.width(), self.height()), gap_px=1, max_px=None)
         rules: list[QLineF] = []
         plan = self.plan()
-        if plan is None:
+        if plan is None:                  # not even at the floor: at least the title says what would be here
+            if state.title:
+                texts.place("title", state.title, QRectF(2, 2, self.width() - 4, self.height() - 4),
+                            self.theme.floor_px, True, TOP_LEFT)
             return texts, rules
         px, line, width = plan.px, m.line_height(plan.px, False), self.width() - 4
         gap = COLUMN_GAP_EM * line

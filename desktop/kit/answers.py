@@ -10,9 +10,19 @@ once however many scenes ask it.
 A refusal comes back as the engine's ``InputError`` itself, never raised: a
 story decides how to show it (a disabled preset, an inline note), and no slot
 or paint can be broken by an engine question. Qt-free, so stories use it too.
+
+A slow question (a fleet plan: a simulation of ~100 ms) is asked from a
+worker thread (``desktop.kit.worker``) through the same cache, so every scene
+and every later visit finds its answer; ``known`` tells the UI thread whether
+an answer is there without computing it. The cache's bookkeeping is guarded
+by a lock; the question itself is computed outside it. ``shared_answers``
+gives every store of the process that answers from one catalogue object the
+same cache: a scene made in a store of its own (a speaker preview, an export,
+a test) finds what another already computed.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Any, Callable
 
@@ -27,6 +37,9 @@ Question = Callable[..., Any]        # question(catalog, *arguments) -> answer; 
 Ask = Callable[..., Any]             # ask(question, *arguments) -> answer | InputError
 
 
+NOT_KNOWN = object()                 # ``Answers.known``: no answer remembered (a value no question returns)
+
+
 def refused(answer: Any) -> bool:
     """Whether ``answer`` is the engine's refusal rather than an answer."""
     return isinstance(answer, InputError)
@@ -39,22 +52,38 @@ class Answers:
         self.catalog = catalog
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
         self._cache_size = cache_size
+        self._lock = threading.Lock()        # a worker thread asks too (module docstring)
 
     def ask(self, question: Question, *arguments: Any) -> Any:
         """``question(catalog, *arguments)``, or its ``InputError``; never raises for the engine's sake."""
         key = (question, arguments)
         try:
-            cached = self._cache.get(key, self)
+            cached = self._remembered(key)
         except TypeError:                    # an unhashable argument: the engine will refuse it
             return self._answer(question, arguments)
-        if cached is not self:
-            self._cache.move_to_end(key)
+        if cached is not NOT_KNOWN:
             return cached
         answer = self._answer(question, arguments)
-        self._cache[key] = answer
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        with self._lock:
+            self._cache[key] = answer
+            self._cache.move_to_end(key)
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
         return answer
+
+    def known(self, question: Question, *arguments: Any) -> Any:
+        """The answer ``ask`` would give if it is remembered, else ``NOT_KNOWN``; never computes."""
+        try:
+            return self._remembered((question, arguments))
+        except TypeError:
+            return NOT_KNOWN
+
+    def _remembered(self, key: tuple) -> Any:
+        with self._lock:
+            cached = self._cache.get(key, NOT_KNOWN)
+            if cached is not NOT_KNOWN:
+                self._cache.move_to_end(key)
+            return cached
 
     def _answer(self, question: Question, arguments: tuple) -> Any:
         try:
@@ -68,3 +97,19 @@ class Answers:
 
     def __len__(self) -> int:
         return len(self._cache)
+
+
+_SHARED: dict[int, Answers] = {}          # by id of the catalogue object; each holds its catalogue (no id reuse)
+_SHARED_LOCK = threading.Lock()
+MOST_SHARED = 4                           # the built-in catalogue and a few a person imported models into
+
+
+def shared_answers(catalog) -> Answers:
+    """The one cache of answers from ``catalog`` that every store using that catalogue object shares."""
+    with _SHARED_LOCK:
+        found = _SHARED.get(id(catalog))
+        if found is None or found.catalog is not catalog:
+            if len(_SHARED) >= MOST_SHARED:
+                _SHARED.pop(next(iter(_SHARED)))
+            found = _SHARED[id(catalog)] = Answers(catalog)
+        return found

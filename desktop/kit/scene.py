@@ -59,6 +59,11 @@ class SceneKit:
         refusal (an ``InputError``); cached in the one cache the store and every scene share."""
         return self.store.answers.ask(question, *arguments)
 
+    def known(self, question: Callable[..., Any], *arguments: Any) -> Any:
+        """The cached answer to ``question`` if there is one, else ``desktop.kit.answers.NOT_KNOWN``; never
+        computes (a slow question is asked from a worker thread through ``ask``; the UI thread only looks)."""
+        return self.store.answers.known(question, *arguments)
+
     def refusal_text(self, error: InputError) -> str:
         """A refusal as one sentence in the current language."""
         return error_text(self.language, error)

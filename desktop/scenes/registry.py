@@ -26,6 +26,7 @@ SCENES = (
     "kv_cache",
     "tokens",
     "levers",
+    "serving",
     "your_machine",
     "summary",
 )
