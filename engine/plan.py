@@ -87,7 +87,7 @@ from engine.plan_search import ReplicaSearch, workload_for
 from engine.plan_simulation import Workload
 from engine.plan_traffic import Targets, Traffic, validate_demand
 from engine.scenario import MAX_BATCH, Scenario
-from engine.units import format_bytes, format_number, format_seconds
+from engine.units import format_about, format_bytes, format_seconds
 
 MAX_FLEET_GPUS = 1024
 SECONDS_PER_HOUR = 3600.0
@@ -259,7 +259,7 @@ def _refuse_rate(pools: list[ReplicaSearch], rate: float, most_replicas: int) ->
     replicas_per_request = sum(1.0 / pool.largest_ok_rate(rate / most_replicas * 1e-3, rate / most_replicas)
                                for pool in pools)
     most = most_replicas / replicas_per_request
-    raise refusal("plan.too_many_gpus", {"rate": rate, "high": MAX_FLEET_GPUS, "most": format_number(most),
+    raise refusal("plan.too_many_gpus", {"rate": rate, "high": MAX_FLEET_GPUS, "most": format_about(most),
                                          "most_requests_per_second": most})
 
 

@@ -43,6 +43,15 @@ def format_number(value: float, digits: int = 3) -> str:
     return _significant(value, digits)
 
 
+def format_about(value: float, digits: int = 3) -> str:
+    """An estimate to about ``digits`` significant figures, thousands grouped as in a count: 305402.7 ->
+    "305,000", 12.34 -> "12.3" (an "about" beside counts written with ``format_count``)."""
+    if value == 0 or not math.isfinite(value):
+        return _significant(value, digits)
+    rounded = round(value, digits - 1 - math.floor(math.log10(abs(value))))
+    return format_count(rounded) if abs(rounded) >= 10 ** digits else _significant(rounded, digits)
+
+
 def _scaled(value: float, units: tuple[tuple[float, str], ...], digits: int) -> str:
     for scale, unit in units:
         if abs(value) >= scale:

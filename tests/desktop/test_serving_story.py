@@ -220,3 +220,15 @@ def test_the_stage_names_one_replica_at_the_batch_the_plan_finds(default):
     scenario, report = s.subject()
     assert scenario.batch == 1 and report.fits and s.subject_note()
     assert s.plan == at("fleet", served=default).plan                  # the side panel's batch plays no part
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_when_both_languages_need_the_same_fleet_the_cost_reads_the_same_never_a_rounding_leftover(language):
+    """At 5 requests/s both languages need 10 GPUs: once the caption said "costs 0.000000000000022% less"."""
+    controls = ServingControls(requests_per_second=5.0)
+    s = at("language", served=answered(controls=controls), language=language)
+    values = s.caption_values()
+    same = s.text("value.same")
+    assert values["more_text"] == same
+    caption = s.text(f"caption.{s.phase()}", **values)
+    assert same in caption and "0.0000" not in caption and "0.0000" not in values["more_footer"]

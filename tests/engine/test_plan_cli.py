@@ -165,3 +165,17 @@ def test_a_rate_too_high_says_about_how_much_1024_gpus_serve():
     assert fits.gpus <= 1024
     with pytest.raises(InputError):
         plan_fleet(Scenario(gpus=2), Traffic(1.1 * most), Targets(1, 0.05), catalog=CATALOG)
+
+
+def test_the_rate_1024_gpus_serve_is_written_rounded_and_grouped_like_the_rate_asked():
+    """Once "about 305402 requests per second" stood beside "400,000": six figures, no separators."""
+    fast = Scenario(gpu="h200", model="llama-3.1-8b", weights="fp8", kv="fp8", gpus=1, prompt_tokens=100,
+                    output_tokens=100)
+    with pytest.raises(InputError) as caught:
+        plan_fleet(fast, Traffic(4e5), Targets(10, 1), catalog=CATALOG)
+    most = caught.value.values["most_requests_per_second"]
+    assert most > 1e5
+    sentence = str(caught.value)
+    assert "400,000" in sentence
+    written = re.search(r"serve about ([\d,]+) requests", sentence).group(1)
+    assert re.fullmatch(r"\d{1,3}(,000)+", written) and abs(int(written.replace(",", "")) - most) < 0.005 * most

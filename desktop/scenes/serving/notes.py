@@ -12,6 +12,8 @@ from desktop.kit.story import Values
 from engine.plan_search import LATENCY_BOUND_SHARE
 from engine.units import format_bandwidth, format_count, format_number, format_percent, format_seconds, format_usd
 
+SAME_COST = 1e-9          # a relative difference below this is the same cost (floating-point leftovers)
+
 
 def language_prices(story) -> dict:
     return story.answer(story.prices_request)
@@ -149,7 +151,9 @@ def _language_entries(story, text, rates, prices) -> dict:
 
     def more_text() -> str:
         share = more()
-        return text("value.more" if share >= 0 else "value.less", share=format_percent(abs(share), 2))
+        if abs(share) < SAME_COST:                  # one fleet for both: the same GPU-seconds, but for rounding
+            return text("value.same")
+        return text("value.more" if share > 0 else "value.less", share=format_percent(abs(share), 2))
 
     entries = {
         "tokenizer": lambda: short(story.tokenizer[0]), "cut_by": cut_by,
@@ -223,6 +227,9 @@ def _pool_entries(story, text) -> dict:
             f"{case}_separate_text": lambda case=case: separate_text(case),
             f"{case}_prefill": lambda case=case: format_count(case_plans(story, case)[1].prefill_replicas),
             f"{case}_decode": lambda case=case: format_count(case_plans(story, case)[1].decode_replicas),
+            f"{case}_colocated_replicas": lambda case=case: format_count(case_plans(story, case)[0].replicas),
+            f"{case}_colocated_batch": lambda case=case: format_count(case_plans(story, case)[0].batch),
+            f"{case}_separate_batch": lambda case=case: format_count(case_plans(story, case)[1].batch),
             f"{case}_colocated_tpot": lambda case=case: format_seconds(case_plans(story, case)[0].tpot_p90_seconds),
             f"{case}_separate_ttft": lambda case=case: format_seconds(case_plans(story, case)[1].ttft_p90_seconds),
             f"{case}_separate_tpot": lambda case=case: format_seconds(case_plans(story, case)[1].tpot_p90_seconds),
