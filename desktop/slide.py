@@ -75,7 +75,9 @@ class ElidedLabel(QLabel):
         metrics = QFontMetrics(self.font())
         cap = metrics.averageCharWidth() * self.MAX_HINT_CHARACTERS
         margins = self.contentsMargins()
-        return QSize(min(metrics.horizontalAdvance(self._full), cap) + margins.left() + margins.right(),
+        # the exact width rounded up: the whole-pixel advance can be a fraction short, and the text is elided
+        exact = math.ceil(QFontMetricsF(self.font()).horizontalAdvance(self._full))
+        return QSize(min(exact, cap) + margins.left() + margins.right(),
                      super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:

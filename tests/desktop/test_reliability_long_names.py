@@ -51,3 +51,22 @@ def test_a_subject_of_ordinary_length_is_never_cut(presenting, size, code):
     frame.layout().activate()
     corner = frame.subject_label
     assert corner.text() == corner.full_text() and "…" not in corner.text()
+
+
+@pytest.mark.parametrize("text", ["Qwen3 0.6B · FP16 · 1 × NVIDIA H800 SXM5", "Llama 3.1 70B · FP16 · 2 × NVIDIA H800 SXM5",
+                                  "DeepSeek V3 · FP8 · 16 × NVIDIA H800 SXM5", "Qwen3 0.6B · FP16 · 1 × NVIDIA GeForce RTX 4090"])
+@pytest.mark.parametrize("points", [9, 11, 13, 17])
+def test_a_subject_given_the_room_it_asks_for_is_shown_whole(qapp, text, points):
+    """Scene 9's corner once read "Qwen3 0.6B · FP16 …× NVIDIA H800 SXM5": its whole-pixel width was a fraction
+    of a pixel short of the text's, so the label it asked for elided it."""
+    from PySide6.QtGui import QFont
+    from desktop.slide import ElidedLabel
+    label = ElidedLabel()
+    font = QFont(label.font())
+    font.setPointSize(points)
+    label.setFont(font)
+    label.set_full_text(text)
+    label.resize(label.sizeHint())
+    label.show()
+    qapp.processEvents()
+    assert label.width() == label.sizeHint().width() and label.text() == text
