@@ -5,6 +5,7 @@ All number formatting goes through ``engine.units``.
 from __future__ import annotations
 
 from engine.catalog_types import Gpu, Model, Precision
+from engine.levers.kv_allocation import reserved_tokens_per_sequence, shared_prefix_tokens
 from engine.levers.text import lever_lines
 from engine.kv_cache import kv_window_bytes_per_token
 from engine.report import Report
@@ -46,9 +47,8 @@ def report_as_text(scenario: Scenario, report: Report, gpu: Gpu, model: Model,
                          f"{', embeddings and LM head 16-bit' if weights.bytes_per_value < 2 else ''}"
                          f"{', shared out over ' + gpus + ' GPUs' if sc.gpus > 1 else ''})"),
         _line("KV cache", f"{format_bytes(r.kv_bytes_per_gpu)}   "
-                          f"({format_bytes(r.kv_bytes_per_token, binary=True)} per token × "
-                          f"{_plural(context, 'token', 'tokens')} × {_plural(sc.batch, 'sequence', 'sequences')}"
-                          f"{_window_text(model, kv)})"),
+                          f"({format_bytes(r.kv_bytes_per_token, binary=True)} per token × {_held_text(sc, model, context)}"
+                          f"{_split_text(r)}{_window_text(model, kv)})"),
         _line("runtime allowance", format_bytes(r.overhead_bytes_per_gpu)),
         *_fit_lines(sc, r, context),
         "",
@@ -128,9 +128,29 @@ def _fit_lines(sc: Scenario, r: Report, context: int) -> list[str]:
                   if r.longest_context_capped else "")
         lines.append(_line("longest context that fits", f"{_plural(r.longest_context_tokens, 'token', 'tokens')} "
                                                         f"per sequence at batch {format_count(sc.batch)}{capped}"))
-    if r.max_sequences > 0:
-        lines.append(_line("most sequences", f"{format_count(r.max_sequences)} of {_plural(context, 'token', 'tokens')}"))
+    if r.max_batch > 0:             # under the scenario's KV allocation, beside any draft model: the JSON's max_batch
+        lines.append(_line("most sequences", f"{format_count(r.max_batch)} of {_plural(context, 'token', 'tokens')}"))
     return lines
+
+
+def _held_text(sc: Scenario, model: Model, context: int) -> str:
+    """The tokens the batch's KV cache holds, as the KV allocation holds them: "1,500 tokens × 8 sequences",
+    "131,072 tokens reserved × 8 sequences", "(900 shared + 16 sequences × 600 tokens)"."""
+    sequences = _plural(sc.batch, "sequence", "sequences")
+    if sc.kv_allocation == "reserved":
+        return f"{_plural(reserved_tokens_per_sequence(sc, model), 'token', 'tokens')} reserved × {sequences}"
+    shared = shared_prefix_tokens(sc)
+    if shared and sc.batch > 1:
+        return f"({format_count(shared)} shared + {sequences} × {_plural(context - shared, 'token', 'tokens')})"
+    return f"{_plural(context, 'token', 'tokens')} × {sequences}"
+
+
+def _split_text(r: Report) -> str:
+    """", split over 2 GPUs" when each GPU keeps a whole fraction of the cache (heads split among them)."""
+    if r.kv_bytes_per_gpu <= 0:
+        return ""
+    over = r.kv_bytes / r.kv_bytes_per_gpu
+    return f", split over {format_count(round(over))} GPUs" if over > 1.5 and abs(over - round(over)) < 1e-6 else ""
 
 
 def _window_text(model: Model, kv: Precision) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -85,3 +86,29 @@ def test_the_json_of_a_scenario_that_does_not_fit_keeps_every_key(capsys):
 def test_gpu_counts_in_the_text_go_through_units(gpus):
     text = text_of(gpu="h800", model="llama-3.1-70b", weights="fp16", gpus=gpus)
     assert f"on {gpus} × NVIDIA H800" in text and f"shared out over {gpus} GPUs" in text
+
+
+@pytest.mark.parametrize("levers, held_tokens", [
+    # each sequence reserves the model's longest context (131,072 tokens for Llama 3.1)
+    (dict(kv_allocation="reserved", batch=8, prompt_tokens=500, output_tokens=300), 8 * 131_072),
+    # 900 cached tokens: 896 in whole shared pages, then each sequence's own 604
+    (dict(cached_prefix_tokens=900, batch=16), 896 + 16 * 604),
+    (dict(batch=4), 4 * 1_500),
+])
+def test_the_kv_line_multiplies_out_to_its_bytes_and_most_sequences_is_the_jsons(capsys, levers, held_tokens):
+    """Once the KV line said "320 KiB per token × 800 tokens × 8 sequences" beside 172 GB (each sequence reserved
+    131,072 tokens), and "most sequences 60" stood above the levers' "0 sequences fit"."""
+    fields = {**dict(gpu="h800", model="llama-3.1-70b", gpus=2, prompt_tokens=1000, output_tokens=500), **levers}
+    text = text_of(**fields)
+    r = report(**fields)
+    per_gpu = md.LLAMA_31_70B.kv_bytes_per_token_fp16 * held_tokens / 2               # heads split over 2 GPUs
+    [line] = [line for line in lines_of(text) if line.startswith("  KV cache ")]
+    assert line.split()[2:4] == format_bytes(per_gpu).split() and "split over 2 GPUs" in line
+    shown = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?= tokens| shared| sequences)", line)]
+    if "shared" in line:
+        assert shown[0] + shown[1] * shown[2] == held_tokens
+    else:
+        assert shown[0] * shown[1] == held_tokens
+    most = [line for line in lines_of(text) if "most sequences" in line]
+    assert (most == [] if r.max_batch == 0 else most[0].split()[2] == format_count(r.max_batch))
+    assert f"{format_count(r.max_batch)} sequences fit" in text
