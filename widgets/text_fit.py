@@ -156,11 +156,14 @@ class TextMeasure:
         return self._splits[key]
 
     def lines_within(self, text: str, px: int, bold: bool, max_width: float) -> tuple[tuple[str, ...], float] | None:
-        """``text`` on one line if it fits ``max_width``, else on two, else None; with the width used."""
+        """``text`` on one line if it fits ``max_width``, else on two, else None; with the width used. A text with
+        line breaks keeps them, and each of its lines may wrap to two in the same way (a model's long name above
+        "one pass")."""
         if "\n" in text:
-            lines = tuple(text.split("\n"))
-            wide = max(self.width(line, px, bold) for line in lines)
-            return (lines, wide) if wide <= max_width else None
+            parts = [self.lines_within(part, px, bold, max_width) for part in text.split("\n")]
+            if any(part is None for part in parts):
+                return None
+            return tuple(line for lines, _ in parts for line in lines), max(wide for _, wide in parts)
         one = self.width(text, px, bold)
         if one <= max_width:
             return (text,), one
@@ -328,6 +331,9 @@ def _aligned(box: QRectF, width: float, height: float, align: Qt.AlignmentFlag) 
 _NUMBER_AND_MEASURE = re.compile(r"\d\s?[\u4e00-\u9fff]$")
 
 
+_BARE_NUMBER_END = re.compile(r"(?:^|\s)[\d.,]+$")     # "… 2", not "Qwen3": a number, not a name that ends in one
+
+
 def _break_points(text: str):
     """Every (first line, second line, tier) split allowed in ``text``; tier: ``_AFTER_PUNCTUATION``,
     ``_AT_SPACE`` or ``_IN_CJK_RUN``."""
@@ -338,7 +344,7 @@ def _break_points(text: str):
         if before == " ":
             first, second = text[:i - 1].rstrip(), text[i:]
             if first and second and second[0] not in _NO_BREAK_BEFORE and first[-1] not in _NO_BREAK_AFTER \
-                    and not first[-1].isdigit() \
+                    and not _BARE_NUMBER_END.search(first) \
                     and not _NUMBER_AND_MEASURE.search(first):  # a number stays with its unit ("2 MB", "1 个 token")
                 yield first, second, _AFTER_PUNCTUATION if first[-1] in _BREAK_AFTER else _AT_SPACE
         elif (_is_cjk(before) or _is_cjk(after)) and after not in _NO_BREAK_BEFORE \

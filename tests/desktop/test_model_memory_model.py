@@ -229,3 +229,18 @@ def test_free_memory_stops_at_zero_and_what_does_not_fit_is_over(changes):
     assert values["free"] == format_bytes(max(left, 0.0)) and values["over"] == format_bytes(max(-left, 0.0))
     assert values["weights_over"] == format_bytes(max(r.weights_bytes_per_gpu - r.hbm_bytes_per_gpu, 0.0))
 
+
+
+@pytest.mark.parametrize("code", ["en", "zh"])
+def test_the_notes_count_one_sequence_as_one(code):
+    """At the default batch of 1 the notes (and the handout) said "× 1 sequences"."""
+    from tests.desktop.stories import story
+    texts = []
+    for build in range(len(mm.BUILDS)):
+        s = story(mm.ModelMemoryStory, BASE, build, language=code, key="model_memory")
+        texts.append(s.text(f"notes.{s.phase()}", **s.note_values()))
+    joined = "\n".join(texts)
+    if code == "en":
+        assert "× 1 sequence " in joined and "1 sequences" not in joined
+    else:
+        assert "× 1\u00a0条序列" in joined and "{" not in joined

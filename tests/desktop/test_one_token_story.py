@@ -388,3 +388,20 @@ def test_hex_tiles_are_explained_on_the_stage_where_the_tokenizer_cuts_a_charact
     for tokenizer, cut in cuts.items():
         assert story(0, cut).phase() == ("prompt_bytes" if cut_bytes[tokenizer] else "prompt")
     assert "十六进制" in ZH("caption.prompt_bytes", prompt_tokens="11")
+
+
+@pytest.mark.parametrize("code", ["zh", "en"])
+def test_a_mixture_of_experts_compares_the_experts_its_tokens_pick_not_the_same_weights(code):
+    """Qwen3 235B-A22B's prefill of 8 tokens read 198 GB and its decode step 43.1 GB, under a caption and a
+    banner that said both read the same weights."""
+    moe = Scenario(model="qwen3-235b-a22b", gpus=8)
+    shown = story("same_computation", scenario=moe, code=code)
+    report = shown.request                                               # the question's own prompt
+    assert report.prefill.bytes > 2 * report.decode.bytes_per_token       # more experts picked by more tokens
+    assert shown.phase() == "same_computation_experts"
+    assert shown.stepper_state().labels["banner"] == TEXTS["label"]["banner_same_computation_experts"][code]
+    caption = TEXTS["caption"][shown.phase()][code].format_map(shown.caption_values())
+    assert format_bytes(report.prefill.bytes) in caption and format_bytes(report.decode.bytes_per_token) in caption
+    for table in ("caption", "notes"):
+        assert "{" not in TEXTS[table][shown.phase()][code].format_map(shown.caption_values())
+    assert story("same_computation", code=code).phase() == "same_computation"           # a dense model: the same

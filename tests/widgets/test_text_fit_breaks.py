@@ -39,3 +39,22 @@ def test_patterns_and_lines_scale_with_the_screen():
     assert pattern_brush(QColor("red"), Qt.BrushStyle.BDiagPattern, large).transform().m11() == \
         pytest.approx(large.size_scale)
     assert isinstance(pattern_brush(QColor("red"), Qt.BrushStyle.BDiagPattern, large), QBrush)
+
+
+def test_a_name_that_ends_in_a_digit_may_break_after_it_a_number_may_not(qapp):
+    """"Qwen3 235B-A22B" had no break at all (a word ending in a digit was taken for a number before its unit)."""
+    measure = TextMeasure()
+    assert measure.narrowest_two_lines("Qwen3 235B-A22B", 18, True)[0] == ("Qwen3", "235B-A22B")
+    for text in ("about 2 MB", "每段 32,768 个 token", "at 1.5 TB/s"):
+        split = measure.narrowest_two_lines(text, 18, False)
+        assert split is None or not split[0][0].split()[-1][-1].isdigit(), (text, split)
+
+
+def test_each_line_of_a_text_with_line_breaks_may_wrap_to_two(qapp):
+    """Scene 3's model box ("{model}\\none pass") stayed empty when the model's name was wider than the box."""
+    measure = TextMeasure()
+    name = "Qwen3 235B-A22B"
+    room = measure.width(name, 16, True) * 0.8
+    found = measure.lines_within(f"{name}\none pass", 16, True, room)
+    assert found is not None and found[0] == ("Qwen3", "235B-A22B", "one pass") and found[1] <= room
+    assert measure.lines_within(f"{name}\none pass", 16, True, 2 * room)[0] == (name, "one pass")

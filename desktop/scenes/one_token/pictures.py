@@ -203,7 +203,12 @@ def compare_state(cut: CutRequest, report, model_name: str, text: Text) -> Decod
     )
     return DecodeStepperState(picture="compare", rows=rows,
                               labels={"model": text("label.model", model=model_name),
-                                      "banner": text("label.banner_same_computation")})
+                                      "banner": text(f"label.banner_{same_computation_phase(report.model)}")})
+
+
+def same_computation_phase(model) -> str:
+    """The comparison's texts: a mixture of experts reads the experts its tokens pick, not the same weights."""
+    return "same_computation_experts" if model is not None and model.is_moe else "same_computation"
 
 
 def memory_state(step_report, report, text: Text) -> MemoryBarsState:

@@ -149,6 +149,8 @@ class OneTokenStory(Story):
         if name == "prompt" and self.cut is not None and any(
                 segment.is_partial for piece in self.cut.prompt for segment in piece.segments):
             return "prompt_bytes"
+        if name == "same_computation":
+            return pictures.same_computation_phase(self.report.model)
         return name
 
     def span(self, name: str | None = None) -> tuple[int, int] | None:
