@@ -20,6 +20,9 @@ The figures:
   the achieved FLOP/s over the peak of all GPUs, as the report's utilisation. ``at``: an
   intensity of the stage's own (scene 1's control), always the roofline's form;
 - ``weights_bytes``: parameters × bytes per weight (``engine.deployment.Deployment.weights_bytes``);
+- ``weights_bytes_per_gpu`` and ``kv_bytes_per_gpu``: what each GPU keeps of the weights and of the batch's
+  KV cache (``engine.memory.plan_memory``): the whole ÷ the GPUs it is shared out over, or × each GPU's share
+  where the layout copies part of it to every GPU;
 - ``kv_bytes_per_token``: 2 × layers × KV heads × head size × bytes per value, or for
   multi-head latent attention layers × (latent + rope) × bytes (``engine.kv_cache``);
 - ``kv_bytes``: sequences × context × KV per token, less what sliding-window layers drop
@@ -135,6 +138,34 @@ def _weights_bytes(r: Report) -> Formula:
                    "engine.deployment.Deployment.weights_bytes")
 
 
+def _per_gpu(key: str, symbol: str, total: float, per_gpu: float, total_name: str, share_name: str) -> Formula:
+    """What each GPU keeps of ``total`` bytes: ``total`` ÷ the GPUs it is shared out over, or (a layout that
+    copies some of it to every GPU) ``total`` × each GPU's share."""
+    mine = f"{symbol}_gpu"
+    if per_gpu <= 0 or total <= 0:
+        return Formula(key, f"{mine} = {symbol}", format_bytes(total), format_bytes(per_gpu), per_gpu,
+                       (Term(symbol, total_name, format_bytes(total)),), "engine.memory.plan_memory")
+    over = total / per_gpu
+    if abs(over - round(over)) < 1e-6:
+        g = format_count(round(over))
+        return Formula(key, f"{mine} = {symbol} ÷ g", f"{format_bytes(total)} ÷ {g}", format_bytes(per_gpu), per_gpu,
+                       (Term(symbol, total_name, format_bytes(total)), Term("g", share_name, g)),
+                       "engine.memory.plan_memory")
+    share = format_percent(per_gpu / total)
+    return Formula(key, f"{mine} = {symbol} × s", f"{format_bytes(total)} × {share}", format_bytes(per_gpu), per_gpu,
+                   (Term(symbol, total_name, format_bytes(total)), Term("s", "gpu_share", share)),
+                   "engine.memory.plan_memory")
+
+
+def _weights_bytes_per_gpu(r: Report) -> Formula:
+    return _per_gpu("weights_bytes_per_gpu", "W", r.weights_bytes, r.weights_bytes_per_gpu, "weights_all",
+                    "weights_gpus")
+
+
+def _kv_bytes_per_gpu(r: Report) -> Formula:
+    return _per_gpu("kv_bytes_per_gpu", "KV", r.kv_bytes, r.kv_bytes_per_gpu, "kv_all", "kv_gpus")
+
+
 def _kv_bytes_per_token(r: Report) -> Formula:
     f = kv_cache.kv_factors(r.model, r.kv_precision)
     total = kv_cache.kv_bytes_per_token(r.model, r.kv_precision)
@@ -224,8 +255,10 @@ BUILDERS: dict[str, Callable[..., Formula]] = {
     "decode_intensity": _decode_intensity,
     "idle_share": _idle_share,
     "weights_bytes": _weights_bytes,
+    "weights_bytes_per_gpu": _weights_bytes_per_gpu,
     "kv_bytes_per_token": _kv_bytes_per_token,
     "kv_bytes": _kv_bytes,
+    "kv_bytes_per_gpu": _kv_bytes_per_gpu,
     "tpot_seconds": _tpot,
     "tokens_per_second": _tokens_per_second,
     "usd_per_million_input_tokens": lambda r: _price(r, "input"),

@@ -2,7 +2,7 @@
 
 A ``StateWidget`` keeps the theme and the state it is handed (``theme`` and
 ``state``, read-only), repaints only when either changes, and reports the texts
-its last paint drew (``drawn_texts()``: a subclass's paint fills ``_drawn``).
+its last paint drew (``drawn_texts()``: a subclass's paint fills ``_drawn``) and where (``label_rects()``).
 It paints every pixel itself, so the stage behind it need not be repainted first.
 A subclass that lays out per size and state defines ``_lay_out()`` and asks
 ``layout_now()``, which lays out again only when the size, state or floor changed.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from widgets.text_fit import DrawnText
@@ -64,6 +64,14 @@ class StateWidget(QWidget):
     def drawn_texts(self) -> list[DrawnText]:
         """Every text the last paint drew (key, text, px, rect in widget coordinates)."""
         return list(self._drawn)
+
+    def label_rects(self) -> dict[str, QRectF]:
+        """Where the last paint drew each text, by its key (the first of a key drawn twice): where a figure is,
+        for its formula card (``desktop.kit.figures``)."""
+        found: dict[str, QRectF] = {}
+        for text in self._drawn:
+            found.setdefault(text.key, QRectF(text.rect))
+        return found
 
     def layout_now(self):
         """The layout the next paint uses: ``_lay_out()`` for the current size, state and text floor, computed

@@ -7,7 +7,7 @@ The kit's one hook, filled by each scene:
   the kit: ``questions.formula``, with this scenario's values);
 - the view says where each is drawn (``Scene.figure_places() -> {figure key:
   (widget, label names)}``): the labels of ``widget.label_rects()`` that show
-  it, or the whole widget when no names are given.
+  it (a figure whose labels are not drawn now has no card), or the whole widget when no names are given.
 
 ``FigureFormulas`` then maps a click on the stage to the figure under it (the
 label that shows it, else the widget that draws it) and the I key to the next
@@ -45,6 +45,8 @@ class FigureFormulas:
                 continue
             labels = widget.label_rects() if names else {}
             parts = [labels[name] for name in names if name in labels]
+            if names and not parts:
+                continue                    # its labels are not drawn now (left out for room): nowhere to click
             rect = QRectF(widget.rect())
             if parts:
                 rect = parts[0]
@@ -108,7 +110,7 @@ class FigureFormulas:
         self.card.set_theme(scene.kit.theme)
         self.card.set_pixel_size(scene.kit.theme.floor_px)      # the stage's text floor, as every label on it
         self.card.set_state(FormulaCardState(
-            text("formulas.card.heading"), text(f"formulas.title.{key}"),
+            text("formulas.card.heading"), text(f"formulas.title.{shown.key}"),     # a figure key may be "tpot_seconds.8"
             tuple(glue_units(line) for line in shown.lines()),        # "989 TFLOPS" never breaks inside
             tuple((term.symbol, text(f"formulas.term.{term.name}"), glue_units(term.value)) for term in shown.terms),
             text("formulas.card.source", source=shown.source), footer, text("formulas.card.close_tip")))

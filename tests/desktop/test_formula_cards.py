@@ -2,6 +2,8 @@
 key shows its card, and the roofline and KV growth plots zoom and pan in the window only."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
@@ -196,3 +198,36 @@ def test_a_scene_made_outside_the_window_keeps_its_plots_fixed(qtbot):
     qtbot.waitUntil(lambda: not scene.growth.plot_rect.isEmpty())
     _wheel(scene.growth, scene.growth.plot_rect.center().toPoint(), +2)
     assert not scene.growth.zoomed()
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.replace("\u00a0", " ").split())
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_card_a_build_offers_ends_in_the_number_its_label_shows(make_window, language):
+    """Scenes 2, 3 and 4 had no card at all; a card beside a label must reach that label's own number (scene 2's
+    bars show what each GPU keeps: 70.6 GB of the 141 GB, so its card divides by the GPUs)."""
+    window = make_window(language)
+    window.resize(1366, 768)
+    offered = {}
+    for position, entry in enumerate(window.deck.entries):
+        window.deck.show(position)
+        scene = window.deck.current
+        scene.ensure_ready()
+        for build in range(scene.build_count):
+            scene.go_to_build(build, animate=False)
+            scene.clock.set_seconds(scene.clock.seconds() + 10)       # past every build's motion
+            scene.grab()                                             # painted: the labels are where they are drawn
+            formulas, places = scene.formulas(), scene.figure_places()
+            for key in scene.formula_cards.rects():
+                widget, names = places[key]
+                offered.setdefault(entry.key, set()).add(formulas[key].key)
+                if not names:
+                    continue                                         # the whole widget shows it (scene 5)
+                shown = " ".join(_plain(t.text) for t in widget.drawn_texts() if t.key in names)
+                number = re.search(r"\d[\d,.]*", formulas[key].result).group(0)      # the unit is worded per language
+                assert re.search(rf"(?<![\d.,]){re.escape(number)}(?![\d,]|\.\d)", shown), (entry.key, build, key, shown)
+    assert {"weights_bytes_per_gpu", "kv_bytes_per_gpu"} <= offered["model_memory"]
+    assert {"weights_bytes", "weights_bytes_per_gpu"} <= offered["one_token"]
+    assert offered["prefill_decode"] == {"tpot_seconds"}

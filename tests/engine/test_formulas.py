@@ -35,6 +35,8 @@ def test_every_formula_gives_the_reports_own_number(scenario):
         "weights_bytes": r.weights_bytes,
         "kv_bytes_per_token": r.kv_bytes_per_token,
         "kv_bytes": r.kv_bytes,
+        "weights_bytes_per_gpu": r.weights_bytes_per_gpu,
+        "kv_bytes_per_gpu": r.kv_bytes_per_gpu,
         "tpot_seconds": r.tpot_seconds,
         "tokens_per_second": scenario.batch / r.tpot_seconds,
         "usd_per_million_input_tokens": r.usd_per_million_input_tokens,
@@ -131,3 +133,15 @@ def test_narrow_weights_add_the_16_bit_parts_as_the_engine_does(weights):
     assert f.symbols == "W = N_layers × b + N_16 × 2"
     assert (r.parameters - wide) * r.weights_precision.bytes_per_value + wide * 2 == pytest.approx(r.weights_bytes)
     assert f.values.endswith(f"{format_parameters(wide)} × 2 bytes")
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"{s.model}-{s.gpus}-{s.mode}")
+def test_what_each_gpu_keeps_is_the_whole_over_the_gpus_written_in_its_values_line(scenario):
+    """Scene 2's bars show each GPU's weights and KV cache; their cards must multiply out to the bar's number."""
+    r = compute_report(scenario)
+    for key, whole in (("weights_bytes_per_gpu", r.weights_bytes), ("kv_bytes_per_gpu", r.kv_bytes)):
+        shown = formula(r, key)
+        if " ÷ " in shown.values:
+            over = int(shown.values.rsplit(" ÷ ", 1)[1].replace(",", ""))
+            assert shown.value == pytest.approx(whole / over, rel=1e-9), key
+        assert shown.result == shown.lines()[2].removeprefix("= ")

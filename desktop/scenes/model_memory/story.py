@@ -53,6 +53,7 @@ BUILD_CHANGES: dict[str, dict] = {
     "compare": {},
 }
 WAYS = ("quantise", "split", "smaller")          # the comparison, left to right
+BAR_FORMULAS = {"weights_bytes_per_gpu": "column.weights", "kv_bytes_per_gpu": "column.kv"}   # and their labels
 
 
 def story_scenario(base: Scenario, phase: str) -> Scenario:
@@ -137,6 +138,18 @@ class ModelMemoryStory(Story):
             return self.scenario, self.report
         shown = "problem" if phase == "compare" else phase
         return story_scenario(self.scenario, shown), self.results[shown]
+
+    def formulas(self) -> dict:
+        """The weights and the KV cache each GPU keeps, of the case each bar shows (the comparison: each way's,
+        keyed "weights_bytes_per_gpu.split" and so on)."""
+        cases = {way: story_scenario(self.scenario, way) for way in WAYS} if self.build_name == "compare" \
+            else {"": self.subject()[0]}
+        found = {}
+        for name, scenario in cases.items():
+            for key in BAR_FORMULAS:
+                found.update({f"{key}.{name}" if name else key: shown
+                              for shown in self.formula(scenario, key).values()})
+        return found
 
     def subject_note(self) -> str:
         """Every build but the last shows the tutorial's own case, whatever the side panel says: the corner says so."""

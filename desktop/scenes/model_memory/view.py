@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 from desktop.kit.scene import Scene
 from widgets.memory_bars import MemoryBars
 
-from .story import WAYS, ModelMemoryStory
+from .story import BAR_FORMULAS, WAYS, ModelMemoryStory
 
 
 class ModelMemoryScene(Scene):
@@ -51,6 +51,12 @@ class ModelMemoryScene(Scene):
             if n < len(states):
                 bars.show_state(states[n], now, animate and bars.isVisible())
             bars.setVisible(n < len(states))
+
+    def figure_places(self) -> dict:
+        """Each bar's weights and KV cache labels (``ModelMemoryStory.formulas``)."""
+        names = WAYS if self.story().build_name == "compare" else ("",)
+        return {(f"{key}.{name}" if name else key): (self.bars[n], (label,))
+                for n, name in enumerate(names) for key, label in BAR_FORMULAS.items()}
 
     def moving(self, seconds: float) -> bool:
         return any(bars.animating() for bars in self.bars)

@@ -153,6 +153,12 @@ class OneTokenStory(Story):
             return pictures.same_computation_phase(self.report.model)
         return name
 
+    def formulas(self) -> dict:
+        """The weights the belt carries (the stepper's memory, all of them) and those each GPU keeps (the bar)."""
+        if not self.shows_request:
+            return {}
+        return {**self.formula(self.scenario, "weights_bytes"), **self.formula(self.scenario, "weights_bytes_per_gpu")}
+
     def span(self, name: str | None = None) -> tuple[int, int] | None:
         """(first, last) pass a pass build shows (one pass; the rest: up to the end marker); None for a still
         picture (loading, the misconceptions)."""

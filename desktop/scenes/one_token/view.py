@@ -153,6 +153,10 @@ class OneTokenScene(Scene):
     def moving(self, seconds: float) -> bool:
         return self._playback is not None and self._playback.playing(seconds)
 
+    def figure_places(self) -> dict:
+        """The stepper's memory label and the bar's weights (``OneTokenStory.formulas``)."""
+        return {"weights_bytes": (self.stepper, ("memory",)), "weights_bytes_per_gpu": (self.bars, ("column.weights",))}
+
     def lay_out(self) -> None:
         stepper, bars = pictures.stage_rects(self.width(), self.height())
         self.place({self.stepper: stepper, self.bars: bars})

@@ -300,6 +300,19 @@ class PrefillDecodeStory(Story):
         """The report of the shared scenario at ``batch`` (or its refusal); asked when first needed."""
         return self.report if batch == self.scenario.batch else self.what_if(batch=batch)
 
+    def formulas(self) -> dict:
+        """Time per token: the decode column's (its time), then each row's at its batch (the sweep's
+        "tpot_seconds.8")."""
+        if self.build >= BATCHING:
+            found = {}
+            for batch in sweep_batches(self.scenario.batch, self.crossover):
+                if _at(self, batch) is not None:
+                    found.update({f"tpot_seconds.{batch}": shown for shown in
+                                  self.formula(replace(self.scenario, batch=batch), "tpot_seconds").values()})
+            return found
+        return self.formula(self.scenario, "tpot_seconds") if self.build >= DECODE and decode_steps(self.scenario) \
+            else {}
+
     def phase(self) -> str:
         return phase(self)
 

@@ -47,6 +47,11 @@ class PrefillDecodeScene(Scene):
         self.table.setVisible(table is not None)
         self._sync_controls()
 
+    def figure_places(self) -> dict:
+        """The decode column's time, or each row's time per token (``PrefillDecodeStory.formulas``)."""
+        return {key: (self.table, (f"{key.split('.', 1)[1]}.tpot" if "." in key else "decode.time",))
+                for key in self.story().formulas()}
+
     def on_report(self, scenario, report) -> None:
         self.refusal_label.hide()                  # whatever was refused, the scenario has moved on
         super().on_report(scenario, report)
