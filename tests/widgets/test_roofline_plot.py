@@ -89,8 +89,12 @@ def test_paints_at_the_smallest_and_largest_sizes(qtbot, size):
     plot.set_state(state_for("h800", "fp8", 30.0))
     image = plot.grab().toImage()
     assert (image.width(), image.height()) == size
-    plot.set_theme(THEMES["dark"])
-    assert not plot.grab().toImage().isNull()
+    frame = QRectF(0, 0, *size)
+    rects = plot.label_rects()
+    assert {"x_title", "y_title"} <= set(rects) and all(frame.contains(rect) for rect in rects.values())
+    for theme in (THEMES["projector"], THEMES["dark"]):             # the picture is drawn in the theme handed
+        plot.set_theme(theme)
+        assert plot.grab().toImage().pixelColor(1, 1) == QColor(theme.background)
 
 
 def test_no_height_stretches_the_axes_over_hundreds_of_decades(qapp):
