@@ -29,7 +29,7 @@ FIGURES: dict[str, tuple[Callable[[Report], float], Callable[[float], str], str,
     "tokens_per_second": (lambda r: formula(r, "tokens_per_second").value, format_tokens_per_second, "higher", True),
     "usd_per_million_input_tokens": (lambda r: r.usd_per_million_input_tokens, format_usd, "lower", True),
     "usd_per_million_output_tokens": (lambda r: r.usd_per_million_output_tokens, format_usd, "lower", True),
-    "kv_bytes_per_token": (lambda r: r.kv_bytes_per_token, format_bytes, "lower", False),
+    "kv_bytes_per_token": (lambda r: r.kv_bytes_per_token, lambda v: format_bytes(v, binary=True), "lower", False),
     "longest_context_tokens": (lambda r: longest_context(r)[0], format_count, "higher", False),
     "idle_share": (lambda r: formula(r, "idle_share").value, format_percent, "lower", False),
 }

@@ -170,7 +170,7 @@ def _kv_bytes_per_token(r: Report) -> Formula:
     f = kv_cache.kv_factors(r.model, r.kv_precision)
     total = kv_cache.kv_bytes_per_token(r.model, r.kv_precision)
     size = format_value_size(f.bytes_per_value)
-    result = f"{format_count(total)} B ({format_bytes(total)})"
+    result = f"{format_count(total)} B ({format_bytes(total, binary=True)})"       # per token in KiB, as every scene
     if f.kind == "mla":
         return Formula("kv_bytes_per_token", "KV = L × (r + r_rope) × b",
                        f"{format_count(f.layers)} × ({format_count(f.latent_dim)} + {format_count(f.rope_dim)}) × {size}",
@@ -193,15 +193,16 @@ def _kv_bytes(r: Report, at: float | None = None) -> Formula:
     per_token = kv_cache.kv_bytes_per_token(model, kv)
     total = float(kv_cache.kv_bytes(model, kv, batch, context))
     terms = [Term("n", "batch", format_count(batch)), Term("c", "context", format_count(context)),
-             Term("k", "kv_per_token", format_bytes(per_token))]
-    symbols, values = "KV = n × c × k", f"{format_count(batch)} × {format_count(context)} × {format_bytes(per_token)}"
+             Term("k", "kv_per_token", format_bytes(per_token, binary=True))]
+    symbols, values = ("KV = n × c × k",
+                       f"{format_count(batch)} × {format_count(context)} × {format_bytes(per_token, binary=True)}")
     past = kv_cache.tokens_past_window(model, context)
     if past:
         dropped = kv_cache.kv_window_bytes_per_token(model, kv)
         symbols = "KV = n × (c × k − k_w × (c − w))"
-        values = (f"{format_count(batch)} × ({format_count(context)} × {format_bytes(per_token)} − "
-                  f"{format_bytes(dropped)} × {format_count(past)})")
-        terms += [Term("k_w", "kv_window_per_token", format_bytes(dropped)),
+        values = (f"{format_count(batch)} × ({format_count(context)} × {format_bytes(per_token, binary=True)} − "
+                  f"{format_bytes(dropped, binary=True)} × {format_count(past)})")
+        terms += [Term("k_w", "kv_window_per_token", format_bytes(dropped, binary=True)),
                   Term("w", "window", format_count(model.sliding_window_tokens))]
     return Formula("kv_bytes", symbols, values, format_bytes(total), total, tuple(terms), "engine.kv_cache.kv_bytes")
 
