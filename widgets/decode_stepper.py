@@ -77,17 +77,26 @@ class DecodeStepper(StateWidget):
         """Where the current pass is, 0..1 (1: at rest). Moves only the belt and the new token."""
         progress = max(0.0, min(1.0, progress))
         if progress != self._progress:
-            was_flying = self._progress >= TOKEN_APPEARS
+            token = self._progress >= TOKEN_APPEARS or progress >= TOKEN_APPEARS
             self._progress = progress
             if self.isVisible():
-                self.update(self._moving_region(full=was_flying or progress >= TOKEN_APPEARS))
+                self.update(self._moving_region(token))
 
-    def _moving_region(self, full: bool):
-        """What a frame of a pass changes: the belt and the model box; everything while the token flies."""
+    def _moving_region(self, token: bool):
+        """What a frame of a pass changes: the belt and the model box; with the new token on its way (or just
+        landed), the box its flight spans, from the output slot to its place among the tiles: every position it
+        takes lies in it, so the frame before is painted over too. Everything for another picture."""
         placed = self.layout_now()
-        if full or placed is None or self._state.picture != "pass":
+        if placed is None or self._state.picture != "pass":
             return self.rect()
-        return placed.belt.united(placed.model).adjusted(-2, -2, 2, 2).toAlignedRect()
+        region = placed.belt.united(placed.model)
+        target = next((t for t in placed.tiles if t.index == self._state.new_tile), None)
+        if token and target is not None:
+            start = QRectF(target.rect)
+            start.moveCenter(placed.output.center())
+            region = region.united(start).united(target.rect)
+        pad = 2 + self._theme.scaled_line_width          # a tile's border is drawn half outside its rectangle
+        return region.adjusted(-pad, -pad, pad, pad).toAlignedRect()
 
     def set_theme(self, theme: Theme) -> None:
         if theme != self._theme:

@@ -16,12 +16,12 @@ the network between nodes a dashed one in another colour, each beside its label.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.memory_bars_layout import FrameLayout, readable_layout, static_key
 from widgets.memory_bars_nodes import REPEAT_OFFSET_SHARE
-from widgets.memory_bars_place import Placed, place
+from widgets.memory_bars_place import Placed, drawn_key, place
 from widgets.memory_bars_state import (
     MemoryBarsState, aligned_start, motion_values, one_bar_for_each, same_shape, with_motion_values,
 )
@@ -48,6 +48,11 @@ def _alpha(color: QColor, alpha: float) -> QColor:
     c = QColor(color)
     c.setAlphaF(alpha)
     return c
+
+
+def _mixed(color: QColor, alpha: float, background: QColor) -> QColor:
+    """``color`` at ``alpha`` over ``background``, as one opaque colour."""
+    return QColor.fromRgbF(*(alpha * c + (1 - alpha) * b for c, b in zip(color.getRgbF()[:3], background.getRgbF()[:3])))
 
 
 class MemoryBars(StateWidget):
@@ -101,12 +106,17 @@ class MemoryBars(StateWidget):
         self._seconds = seconds
         if self._tween is None or self._state is None:
             return
+        before = self._drawn_key() if self.isVisible() else None
         self._shown = with_motion_values(self._state, self._tween.value(seconds))
         if not self._tween.running(seconds):
             self._tween = None
             self._shown = self._state                 # exactly the state asked for
-        if self.isVisible():
-            self.update()
+        if self.isVisible() and (before is None or self._drawn_key() != before):
+            self.update()                             # a step that moves nothing visibly paints nothing
+
+    def _drawn_key(self) -> tuple | None:
+        placed = self.placed()
+        return None if placed is None else drawn_key(placed)
 
     def animating(self) -> bool:
         return self._tween is not None
@@ -126,17 +136,16 @@ class MemoryBars(StateWidget):
         return self._placed
 
     # -- painting ---------------------------------------------------------------------------
-    def _brush(self, kind: str) -> tuple[QBrush, QBrush]:
+    def _fill(self, painter: QPainter, kind: str, rect: QRectF, on_background: bool = True) -> None:
+        """``kind``'s tint and pattern over ``rect``. On the plain background (every segment and swatch) the tint
+        is mixed with it beforehand: the same colour, painted opaque, at half the cost of blending a large area."""
         role, alpha, pattern = PATTERNS[kind]
         color = self._theme.color(role)
-        return QBrush(_alpha(color, alpha)), pattern_brush(color, pattern, self._theme)
-
-    def _fill(self, painter: QPainter, kind: str, rect: QRectF) -> None:
-        fill, pattern = self._brush(kind)
-        if PATTERNS[kind][1] > 0:
-            painter.fillRect(rect, fill)
-        if PATTERNS[kind][2] != Qt.BrushStyle.NoBrush:
-            painter.fillRect(rect, pattern)
+        if alpha > 0:
+            painter.fillRect(rect, _mixed(color, alpha, self._theme.color("background")) if on_background
+                             else _alpha(color, alpha))
+        if pattern != Qt.BrushStyle.NoBrush:
+            painter.fillRect(rect, pattern_brush(color, pattern, self._theme))
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -159,7 +168,7 @@ class MemoryBars(StateWidget):
         for rect in placed.overflow:                   # what does not fit: washed out, cross-hatched
             if not rect.isEmpty():
                 painter.fillRect(rect, _alpha(theme.color("background"), 0.6))
-                self._fill(painter, "over", rect)
+                self._fill(painter, "over", rect, on_background=False)     # over the segments it washes out
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for _bar, _kind, rect in placed.segments:      # the borders between segments
             painter.setPen(QPen(theme.color("text"), max(1.0, line_w / 2)))

@@ -37,6 +37,25 @@ class Placed:
     sequence_lines: list[tuple[float, float, float]]  # (y, x0, x1) inside KV segments
 
 
+PIXEL_STEP = 0.5           # what a frame draws, to the half pixel: a change smaller than that shows nothing
+
+
+def _px(rect: QRectF) -> tuple[float, ...]:
+    return tuple(round(v / PIXEL_STEP) for v in (rect.x(), rect.y(), rect.width(), rect.height()))
+
+
+def drawn_key(placed: Placed) -> tuple:
+    """What ``placed`` puts on the screen, to the half pixel: two frames with the same key look the same, so a
+    transition whose step moves nothing visibly (a KV cache of 3 MB growing on a scale of 80 GB) repaints nothing."""
+    return (tuple((bar, key, _px(rect)) for bar, key, rect in placed.segments),
+            tuple(_px(r) for r in placed.free), tuple(_px(r) for r in placed.overflow),
+            tuple(tuple(round(v / PIXEL_STEP) for v in line) for line in placed.capacity_lines + placed.sequence_lines),
+            tuple((key, text.lines, text.px, _px(text.rect)) for key, text in placed.texts.items()),
+            tuple((key, kind, _px(rect)) for key, (kind, rect) in placed.swatches.items()),
+            tuple(round(v / PIXEL_STEP) for a, b in placed.leaders for v in (a.x(), a.y(), b.x(), b.y())),
+            tuple(placed.roles.items()))
+
+
 def _relax(items: list[tuple[str, float, FittedText]], top: float, bottom: float) -> dict[str, QRectF] | None:
     """Rectangles for (key, wanted centre y, text), in order of y, none overlapping and all in [top, bottom];
     None when they cannot all fit."""

@@ -20,8 +20,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
 from widgets.theme import Theme
 
@@ -80,10 +80,32 @@ class FittedText:
 
     def paint(self, painter: QPainter, font: QFont) -> None:
         painter.setFont(font)
-        flags = _line_flags(self.align)
         left, top, width = self.rect.left(), self.rect.top(), self.rect.width()
+        horizontal = self.align & _HORIZONTAL
         for n, line in enumerate(self.lines):
-            painter.drawText(QRectF(left, top + n * self.line_height, width, self.line_height), flags, line)
+            shaped = _static_text(line, font)
+            size = shaped.size()
+            x = left + (width - size.width() if horizontal == Qt.AlignmentFlag.AlignRight
+                        else (width - size.width()) / 2 if horizontal == Qt.AlignmentFlag.AlignHCenter else 0.0)
+            painter.drawStaticText(QPointF(x, top + n * self.line_height + (self.line_height - size.height()) / 2),
+                                   shaped)
+
+
+_STATIC_TEXTS: dict[tuple, QStaticText] = {}
+STATIC_TEXTS_KEPT = 5000
+
+
+def _static_text(line: str, font: QFont) -> QStaticText:
+    """``line`` shaped once for ``font``: drawing a shaped text costs half of laying it out again every frame."""
+    key = (line, font.pixelSize(), font.bold(), font.family())
+    shaped = _STATIC_TEXTS.get(key)
+    if shaped is None:
+        if len(_STATIC_TEXTS) > STATIC_TEXTS_KEPT:
+            _STATIC_TEXTS.clear()
+        shaped = _STATIC_TEXTS[key] = QStaticText(line)
+        shaped.setTextFormat(Qt.TextFormat.PlainText)
+        shaped.prepare(QTransform(), font)
+    return shaped
 
 
 _LINE_FLAGS: dict[int, int] = {}
