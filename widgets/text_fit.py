@@ -92,7 +92,7 @@ class FittedText:
 
 
 _STATIC_TEXTS: dict[tuple, QStaticText] = {}
-STATIC_TEXTS_KEPT = 5000
+STATIC_TEXTS_KEPT = 1000         # about 2 kB each: a frame draws a few hundred lines at most
 
 
 def _static_text(line: str, font: QFont) -> QStaticText:

@@ -7,8 +7,12 @@ a thread of the app's process each such stretch freezes the window for as
 long. So the scene's jobs run in one process of their own, started with
 ``spawn`` (a fresh interpreter that imports the engine and the scene's Qt-free
 modules, never Qt; the same on every platform). It loads each vocabulary once
-and keeps it for every later job, and sends back only small results: counts,
-and the pieces of a text's beginning.
+and keeps it for every later job while a scene on screen holds the process
+(``hold``/``let_go``: scene 6, where typing cuts again); with none holding it,
+it ends once its jobs are done (``release_if_idle``), so the vocabularies that
+scenes asking once loaded (scene 3's cut, scene 8's corpus rates) do not stay
+in memory. It sends back only small results: counts, and the pieces of a
+text's beginning.
 
 ``submit(job, *args, channel=...)`` runs ``job(*args, cancelled=flag)`` there
 and returns a ``concurrent.futures.Future``; ``run`` waits for it (a worker
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from concurrent.futures import Future
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable
@@ -58,6 +63,11 @@ _quitting = False
 # Each channel's current job number; shared with the process (set there by ``_started``). A plain list until the
 # process exists, and for good where it cannot.
 _numbers: Any = [0] * len(CHANNELS)
+# The scenes on screen that cut texts as a person types or steps (scene 6): while none is, the process ends once
+# its jobs are done. Scenes that ask once and keep the answer (scene 3's cut, scene 8's corpus rates) hold nothing,
+# so the vocabularies they load do not stay in memory behind the scenes that show no token.
+_holders: "weakref.WeakSet[object]" = weakref.WeakSet()       # a scene deleted on screen holds nothing
+_pending = 0
 
 
 class ProcessStopped(RuntimeError):
@@ -104,7 +114,9 @@ def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> F
                 _forget(pool)
             continue
         _started_one = True
+        _job_started()
         future.add_done_callback(partial(_check_death, pool))
+        future.add_done_callback(_job_done)
         return future
     future = Future()
     if _quitting:
@@ -155,6 +167,40 @@ def release() -> None:
         pool, _pool = _pool, None
     if pool is not None:
         pool.shutdown(wait=False)
+
+
+def hold(owner: object) -> None:
+    """``owner`` (a scene on screen) will cut more texts soon: the process keeps its vocabularies between jobs."""
+    with _lock:
+        _holders.add(owner)
+
+
+def let_go(owner: object) -> None:
+    """``owner`` no longer needs the vocabularies kept (it left the screen); ``release_if_idle`` ends the process
+    once no one else does."""
+    with _lock:
+        _holders.discard(owner)
+
+
+def release_if_idle() -> None:
+    """End the process (``release``) unless a job is running or a scene on screen holds it."""
+    with _lock:
+        idle = _pending == 0 and not _holders
+    if idle:
+        release()
+
+
+def _job_started() -> None:
+    global _pending
+    with _lock:
+        _pending += 1
+
+
+def _job_done(_future: Future) -> None:
+    global _pending
+    with _lock:
+        _pending = max(0, _pending - 1)
+    release_if_idle()
 
 
 def _take(channel: str | None) -> Superseded | None:

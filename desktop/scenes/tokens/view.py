@@ -155,17 +155,19 @@ class TokensScene(Scene):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self._release.stop()
+        tokenizer_process.hold(self)           # typing and stepping here cut again: the vocabularies stay loaded
         self._ask()
 
     def hideEvent(self, event) -> None:
         super().hideEvent(event)
         release = getattr(self, "_release", None)     # None while Python tears a scene down under a live widget
         if release is not None and not never_on_screen(self):
+            tokenizer_process.let_go(self)
             release.start()
 
     def _release_vocabularies(self) -> None:
         if not self.isVisible():
-            tokenizer_process.release()
+            tokenizer_process.release_if_idle()     # the process ends once no scene on screen needs it
 
     def prepare_for_export(self) -> None:
         """A still picture cannot wait for the workers: what is missing is worked out here, waited for."""
