@@ -16,6 +16,7 @@ never overlapping another, never leaving the widget.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -98,10 +99,13 @@ STATIC_TEXTS_KEPT = 1000         # about 2 kB each: a frame draws a few hundred 
 def _static_text(line: str, font: QFont) -> QStaticText:
     """``line`` shaped once for ``font``: drawing a shaped text costs half of laying it out again every frame."""
     key = (line, font.pixelSize(), font.bold(), font.family())
-    shaped = _STATIC_TEXTS.get(key)
-    if shaped is None:
-        if len(_STATIC_TEXTS) > STATIC_TEXTS_KEPT:
-            _STATIC_TEXTS.clear()
+    shaped = _STATIC_TEXTS.pop(key, None)
+    if shaped is not None:
+        _STATIC_TEXTS[key] = shaped                    # the newest again: the lines drawn lately are kept longest
+    else:
+        if len(_STATIC_TEXTS) > STATIC_TEXTS_KEPT:      # the quarter drawn least lately goes
+            for old in list(itertools.islice(_STATIC_TEXTS, STATIC_TEXTS_KEPT // 4)):
+                del _STATIC_TEXTS[old]
         shaped = _STATIC_TEXTS[key] = QStaticText(line)
         shaped.setTextFormat(Qt.TextFormat.PlainText)
         shaped.prepare(QTransform(), font)

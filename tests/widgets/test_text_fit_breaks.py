@@ -58,3 +58,25 @@ def test_each_line_of_a_text_with_line_breaks_may_wrap_to_two(qapp):
     found = measure.lines_within(f"{name}\none pass", 16, True, room)
     assert found is not None and found[0] == ("Qwen3", "235B-A22B", "one pass") and found[1] <= room
     assert measure.lines_within(f"{name}\none pass", 16, True, 2 * room)[0] == (name, "one pass")
+
+
+def test_shaped_lines_are_kept_for_the_lines_drawn_lately_and_never_without_bound(qapp):
+    """The shaped-text cache once held 5,000 lines (about 10 MB): ten minutes of autoplay drifted by 20 MB."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+    from widgets import text_fit
+    measure = TextMeasure()
+    font = measure.font(18, False)
+    image = QImage(400, 100, QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(image)
+    try:
+        def draw(line):
+            text_fit.FittedText((line,), 18, False, QRectF(0, 0, 400, 30), Qt.AlignmentFlag.AlignLeft, 24).paint(
+                painter, font)
+        for n in range(3 * text_fit.STATIC_TEXTS_KEPT):
+            draw("on screen all along")                   # one line every frame draws
+            draw(f"{n} tokens/s")                         # and one that changes every frame
+    finally:
+        painter.end()
+    assert len(text_fit._STATIC_TEXTS) <= text_fit.STATIC_TEXTS_KEPT + 1
+    assert ("on screen all along", 18, False, font.family()) in text_fit._STATIC_TEXTS
