@@ -38,6 +38,12 @@ def alpha(color: QColor, share: float) -> QColor:
     return c
 
 
+def mixed(color: QColor, share: float, background: QColor) -> QColor:
+    """``color`` at opacity ``share`` over ``background``, as one opaque colour: filling a large area with it
+    costs a fraction of blending a translucent one, every frame."""
+    return QColor.fromRgbF(*(share * c + (1 - share) * b for c, b in zip(color.getRgbF()[:3], background.getRgbF()[:3])))
+
+
 def line_scale(theme: Theme) -> float:
     """How much thicker lines and patterns are drawn than at 1024x768: the text floor's share of its base."""
     return max(1.0, theme.floor_px / BASE_FLOOR_PX)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QWidget
 
+from widgets.bar_paint import alpha, mixed
 from widgets.conveyor_layout import (
     BELT_HEIGHT, BOX_SIZE, BOX_SPACING, GEAR_RADIUS, ROOF_OVERHANG, ROOF_RISE, SHELVES_HEIGHT,
     ConveyorLayout, fit_dynamic, lay_out,
@@ -35,10 +36,6 @@ LAYOUTS_KEPT = 12     # a scene's builds at two sizes
 GEAR = QPolygonF([QPointF(r * math.cos(a), r * math.sin(a)) for n in range(20)        # ten teeth
                   for r in [GEAR_RADIUS if n % 2 == 0 else GEAR_RADIUS * 0.78]
                   for a in ((n - 0.5) * math.pi / 10, (n + 0.5) * math.pi / 10)])
-
-
-def _with_alpha(color: QColor, alpha: float) -> QColor:
-    return QColor.fromRgbF(color.redF(), color.greenF(), color.blueF(), max(0.0, min(1.0, alpha)))
 
 
 class ConveyorBelt(StateWidget):
@@ -209,9 +206,8 @@ class ConveyorBelt(StateWidget):
         painter.end()
 
     # -- static parts ---------------------------------------------------------------------
-    def _tint(self, role: str, alpha: float) -> QColor:      # opaque: moving parts blend nothing per frame
-        front, back = self._theme.color(role), self._theme.color("background")
-        return QColor.fromRgbF(*(alpha * a + (1 - alpha) * b for a, b in zip(front.getRgbF()[:3], back.getRgbF()[:3])))
+    def _tint(self, role: str, share: float) -> QColor:      # opaque: moving parts blend nothing per frame
+        return mixed(self._theme.color(role), share, self._theme.color("background"))
 
     def _pen(self, role: str, width_factor: float = 1.0) -> QPen:
         return QPen(self._theme.color(role), self._theme.line_width * width_factor, Qt.PenStyle.SolidLine,
@@ -226,11 +222,11 @@ class ConveyorBelt(StateWidget):
                           QPointF(wh.center().x(), wh.top() - ROOF_RISE),
                           QPointF(wh.right() + ROOF_OVERHANG, wh.top())])
         painter.setPen(self._pen("memory"))
-        painter.setBrush(_with_alpha(theme.color("memory"), 0.18))
+        painter.setBrush(alpha(theme.color("memory"), 0.18))
         painter.drawPolygon(roof)
         painter.setBrush(theme.color("surface"))
         painter.drawRect(wh)
-        painter.setBrush(_with_alpha(theme.color("memory"), 0.35))
+        painter.setBrush(alpha(theme.color("memory"), 0.35))
         painter.setPen(self._pen("memory", 0.5))
         columns = max(5, int((wh.width() - 34) // 53))
         pitch = (wh.width() - 34) / columns
@@ -241,7 +237,7 @@ class ConveyorBelt(StateWidget):
             if row == 1 and shelf is not None:           # the lower shelf holds the KV cache
                 paint_kv_shelf(painter, wh.left() + 22, wh.left() + 11 + columns * pitch, y + 8, 42, shelf,
                                self._pen, self._tint)
-                painter.setBrush(_with_alpha(theme.color("memory"), 0.35))
+                painter.setBrush(alpha(theme.color("memory"), 0.35))
                 painter.setPen(self._pen("memory", 0.5))
                 continue
             for col in range(columns):
@@ -251,7 +247,7 @@ class ConveyorBelt(StateWidget):
         # Belt frame and rollers; the tread moves and is drawn per frame.
         belt = QRectF(L.belt_start_x, L.belt_top, L.belt_end_x - L.belt_start_x, BELT_HEIGHT)
         painter.setPen(self._pen("memory"))
-        painter.setBrush(_with_alpha(theme.color("memory"), 0.12))
+        painter.setBrush(alpha(theme.color("memory"), 0.12))
         painter.drawRoundedRect(belt, BELT_HEIGHT / 2, BELT_HEIGHT / 2)
         painter.setBrush(theme.color("surface"))
         x = L.belt_start_x + 30

@@ -20,6 +20,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
+from widgets.bar_paint import alpha, mixed
 from widgets.decode_stepper_layout import Layout, TileBox, layout
 from widgets.decode_stepper_state import DecodeStepperState
 from widgets.state_widget import StateWidget
@@ -34,18 +35,6 @@ BLOCKS_ON_BELT = 5            # weight blocks visible on the belt at once
 BLOCKS_PER_PASS = 8           # block spacings the belt moves in one pass
 TILE_PICTURES_KEPT = 400      # tile pictures cached (a few tokenizers' worth of tiles in both languages)
 TILE_LINE_MAX_PX = 2.0        # a tile's base border at most (the outline of a token entering is twice that)
-
-
-def _alpha(color: QColor, alpha: float) -> QColor:
-    c = QColor(color)
-    c.setAlphaF(alpha)
-    return c
-
-
-def _blend(color: QColor, background: QColor, alpha: float) -> QColor:
-    """``color`` at ``alpha`` over ``background``, as one opaque colour."""
-    return QColor.fromRgbF(*(alpha * c + (1 - alpha) * b for c, b in
-                             zip(color.getRgbF()[:3], background.getRgbF()[:3])))
 
 
 class DecodeStepper(StateWidget):
@@ -167,7 +156,7 @@ class DecodeStepper(StateWidget):
         shift = (travel % 1.0) * spacing
         block = QRectF(0, 0, spacing * 0.55, belt.height() * 0.6)
         painter.setPen(QPen(theme.color("memory"), max(1.0, theme.scaled_line_width / 2)))
-        painter.setBrush(_alpha(theme.color("memory"), 0.55))
+        painter.setBrush(alpha(theme.color("memory"), 0.55))
         painter.save()
         painter.setClipRect(belt)
         for n in range(-1, BLOCKS_ON_BELT + 1):
@@ -204,7 +193,7 @@ class DecodeStepper(StateWidget):
             rows[top] = rows[top].united(tile.rect) if top in rows else QRectF(tile.rect)
         pen = QPen(self._theme.color("accent"), self._theme.scaled_line_width, Qt.PenStyle.DashLine)
         painter.setPen(pen)
-        painter.setBrush(_alpha(self._theme.color("accent"), 0.06))
+        painter.setBrush(alpha(self._theme.color("accent"), 0.06))
         pad = 3.0
         for area in rows.values():
             painter.drawRoundedRect(area.adjusted(-pad, -pad, pad, pad), 6, 6)
@@ -237,8 +226,8 @@ class DecodeStepper(StateWidget):
         enters = tile.index >= 0 and state.tiles[tile.index].enters
         new = tile.index == state.new_tile and tile.index >= 0
         background = theme.color("background")       # fills blended onto it beforehand: opaque fills paint fastest
-        fill = {"prompt": theme.color("surface"), "answer": _blend(theme.color("accent"), background, 0.14),
-                "end": _blend(theme.color("compute"), background, 0.14), "future": background}[role]
+        fill = {"prompt": theme.color("surface"), "answer": mixed(theme.color("accent"), 0.14, background),
+                "end": mixed(theme.color("compute"), 0.14, background), "future": background}[role]
         # a tile's border stays thin beside its text even in the projector theme's thick lines
         width = min(theme.scaled_line_width, TILE_LINE_MAX_PX) * (2.0 if enters or new else 0.75)
         # what goes in: the accent; what came out: the model box's colour (the labels name both as well)
@@ -279,10 +268,10 @@ class DecodeStepper(StateWidget):
         theme = self._theme
         line_w = theme.scaled_line_width
         background = theme.color("background")
-        for rect, role, alpha in ((placed.warehouse, "memory", 0.15), (placed.belt, "muted", 0.12),
+        for rect, role, share in ((placed.warehouse, "memory", 0.15), (placed.belt, "muted", 0.12),
                                   (placed.model, "compute", 0.12)):
             painter.setPen(QPen(theme.color(role), line_w))
-            painter.setBrush(_blend(theme.color(role), background, alpha))
+            painter.setBrush(mixed(theme.color(role), share, background))
             painter.drawRect(rect)
         painter.setPen(QPen(theme.color("muted"), max(1.0, line_w * 0.75), Qt.PenStyle.DashLine))
         painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -318,7 +307,7 @@ class DecodeStepper(StateWidget):
             for tile in row["output"]:
                 self._paint_row_tile(painter, tile, (self._state.rows[n].output,), f"row{n}.out")
             painter.setPen(QPen(theme.color("compute"), theme.scaled_line_width))
-            painter.setBrush(_alpha(theme.color("compute"), 0.1))
+            painter.setBrush(alpha(theme.color("compute"), 0.1))
             painter.drawRoundedRect(row["model"], 8, 8)
             painter.setPen(QPen(theme.color("text"), theme.scaled_line_width))
             mid = row["model"].center().y()

@@ -16,9 +16,10 @@ the network between nodes a dashed one in another colour, each beside its label.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
+from widgets.bar_paint import alpha, mixed
 from widgets.memory_bars_layout import FrameLayout, readable_layout, static_key
 from widgets.memory_bars_nodes import REPEAT_OFFSET_SHARE
 from widgets.memory_bars_place import Placed, drawn_key, place
@@ -42,17 +43,6 @@ PATTERNS = {
 # The lines between bars: (colour role, pen style); the network's is dashed so that it never reads as the link.
 LINES = {"link": ("accent", Qt.PenStyle.SolidLine), "network": ("warning", Qt.PenStyle.DashLine)}
 REPEATED_FRAMES = 2         # the frames drawn behind a node that stands for several
-
-
-def _alpha(color: QColor, alpha: float) -> QColor:
-    c = QColor(color)
-    c.setAlphaF(alpha)
-    return c
-
-
-def _mixed(color: QColor, alpha: float, background: QColor) -> QColor:
-    """``color`` at ``alpha`` over ``background``, as one opaque colour."""
-    return QColor.fromRgbF(*(alpha * c + (1 - alpha) * b for c, b in zip(color.getRgbF()[:3], background.getRgbF()[:3])))
 
 
 class MemoryBars(StateWidget):
@@ -139,11 +129,11 @@ class MemoryBars(StateWidget):
     def _fill(self, painter: QPainter, kind: str, rect: QRectF, on_background: bool = True) -> None:
         """``kind``'s tint and pattern over ``rect``. On the plain background (every segment and swatch) the tint
         is mixed with it beforehand: the same colour, painted opaque, at half the cost of blending a large area."""
-        role, alpha, pattern = PATTERNS[kind]
+        role, share, pattern = PATTERNS[kind]
         color = self._theme.color(role)
-        if alpha > 0:
-            painter.fillRect(rect, _mixed(color, alpha, self._theme.color("background")) if on_background
-                             else _alpha(color, alpha))
+        if share > 0:
+            painter.fillRect(rect, mixed(color, share, self._theme.color("background")) if on_background
+                             else alpha(color, share))
         if pattern != Qt.BrushStyle.NoBrush:
             painter.fillRect(rect, pattern_brush(color, pattern, self._theme))
 
@@ -167,7 +157,7 @@ class MemoryBars(StateWidget):
             painter.drawLine(int(x0), int(y), int(x1), int(y))
         for rect in placed.overflow:                   # what does not fit: washed out, cross-hatched
             if not rect.isEmpty():
-                painter.fillRect(rect, _alpha(theme.color("background"), 0.6))
+                painter.fillRect(rect, alpha(theme.color("background"), 0.6))
                 self._fill(painter, "over", rect, on_background=False)     # over the segments it washes out
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for _bar, _kind, rect in placed.segments:      # the borders between segments
@@ -252,7 +242,7 @@ class MemoryBars(StateWidget):
             painter.drawRect(rect)
         for key, fitted in placed.texts.items():
             if key.startswith("value."):
-                painter.fillRect(fitted.rect.adjusted(-2, 0, 2, 0), _alpha(theme.color("surface"), 0.85))
+                painter.fillRect(fitted.rect.adjusted(-2, 0, 2, 0), alpha(theme.color("surface"), 0.85))
             painter.setPen(theme.color(placed.roles.get(key, "text")))
             fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
             self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))

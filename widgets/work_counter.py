@@ -19,6 +19,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
+from widgets.bar_paint import mixed
 from widgets.kv_labels import StaticLayer
 from widgets.state_widget import StateWidget
 from widgets.text_fit import LabelPlacer, TextMeasure
@@ -212,7 +213,7 @@ class WorkCounter(StateWidget):
         # The area under the curve in the line's colour, blended with the background once here: an opaque
         # fill costs a fraction of an alpha-blended one over this large an area, every frame.
         ground = self.theme.color("background")
-        tint = QColor.fromRgbF(*(0.14 * a + 0.86 * b for a, b in zip(colour.getRgbF()[:3], ground.getRgbF()[:3])))
+        tint = mixed(colour, 0.14, ground)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(tint)
         painter.drawPolygon(QPolygonF(naive_points + [QPointF(naive_points[-1].x(), plot.bottom())]))
