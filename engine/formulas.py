@@ -41,6 +41,7 @@ from typing import Callable
 
 from engine import kv_cache, roofline
 from engine.deployment import SIXTEEN_BIT_BYTES_PER_VALUE, wide_parameter_count
+from engine.memory import gpus_sharing
 from engine.parameters import parameter_counts
 from engine.cost import SECONDS_PER_HOUR, TOKENS_PER_MILLION, token_prices
 from engine.errors import refusal
@@ -145,9 +146,9 @@ def _per_gpu(key: str, symbol: str, total: float, per_gpu: float, total_name: st
     if per_gpu <= 0 or total <= 0:
         return Formula(key, f"{mine} = {symbol}", format_bytes(total), format_bytes(per_gpu), per_gpu,
                        (Term(symbol, total_name, format_bytes(total)),), "engine.memory.plan_memory")
-    over = total / per_gpu
-    if abs(over - round(over)) < 1e-6:
-        g = format_count(round(over))
+    over = gpus_sharing(total, per_gpu)
+    if over is not None:
+        g = format_count(over)
         return Formula(key, f"{mine} = {symbol} ÷ g", f"{format_bytes(total)} ÷ {g}", format_bytes(per_gpu), per_gpu,
                        (Term(symbol, total_name, format_bytes(total)), Term("g", share_name, g)),
                        "engine.memory.plan_memory")

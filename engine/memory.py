@@ -143,6 +143,16 @@ class MemoryPlan:
     context_capped_by_model: bool = False   # the model's own maximum, not memory, sets max_context_tokens
 
 
+def gpus_sharing(total_bytes: float, per_gpu_bytes: float) -> int | None:
+    """Over how many GPUs ``total_bytes`` is split evenly when each keeps ``per_gpu_bytes`` (1: each keeps it
+    all); None when each keeps a share that is no whole fraction (a layout that copies part of it to every GPU)
+    or either is nothing."""
+    if total_bytes <= 0 or per_gpu_bytes <= 0:
+        return None
+    over = total_bytes / per_gpu_bytes
+    return round(over) if abs(over - round(over)) < 1e-6 else None
+
+
 def plan_memory(d: Deployment, *, batch: int, prompt_tokens: int, output_tokens: int,
                 held_tokens: Callable[[int], float] | None = None) -> MemoryPlan:
     """Share out each GPU's HBM for ``batch`` sequences of ``prompt + output`` tokens.

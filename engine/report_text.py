@@ -8,6 +8,7 @@ from engine.catalog_types import Gpu, Model, Precision
 from engine.levers.kv_allocation import reserved_tokens_per_sequence, shared_prefix_tokens
 from engine.levers.text import lever_lines
 from engine.kv_cache import kv_window_bytes_per_token
+from engine.memory import gpus_sharing
 from engine.report import Report
 from engine.scenario import Scenario
 from engine.units import (
@@ -147,10 +148,8 @@ def _held_text(sc: Scenario, model: Model, context: int) -> str:
 
 def _split_text(r: Report) -> str:
     """", split over 2 GPUs" when each GPU keeps a whole fraction of the cache (heads split among them)."""
-    if r.kv_bytes_per_gpu <= 0:
-        return ""
-    over = r.kv_bytes / r.kv_bytes_per_gpu
-    return f", split over {format_count(round(over))} GPUs" if over > 1.5 and abs(over - round(over)) < 1e-6 else ""
+    over = gpus_sharing(r.kv_bytes, r.kv_bytes_per_gpu)
+    return f", split over {format_count(over)} GPUs" if over is not None and over > 1 else ""
 
 
 def _window_text(model: Model, kv: Precision) -> str:
