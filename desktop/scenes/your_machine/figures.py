@@ -133,22 +133,12 @@ class Figures:
             "ridge": self.intensity_text(cpu.ridge_flops_per_byte),
             "precision": PRECISION,
             "weights_bytes": format_bytes(cpu.sizes.weights_bytes),
-            "decode_predicted": format_seconds(decode.predicted_seconds),
-            "decode_measured": format_seconds(decode.measured_seconds),
-            "decode_ratio": format_number(decode.measured_over_predicted),
-            "decode_intensity": self.intensity_text(intensity(decode)),
-            "decode_rate": format_flops(achieved_flops_per_second(decode)),
-            "decode_busy": format_percent(decode.measured_utilisation),
+            **self._pass_figures("decode", decode),
             "idle": format_percent(1.0 - decode.measured_utilisation),
             "decode_flop": format_count(decode.flops),
             "decode_bytes": format_bytes(decode.bytes),
             "prefill_tokens": format_count(prefill.tokens),
-            "prefill_predicted": format_seconds(prefill.predicted_seconds),
-            "prefill_measured": format_seconds(prefill.measured_seconds),
-            "prefill_ratio": format_number(prefill.measured_over_predicted),
-            "prefill_intensity": self.intensity_text(intensity(prefill)),
-            "prefill_rate": format_flops(achieved_flops_per_second(prefill)),
-            "prefill_busy": format_percent(prefill.measured_utilisation),
+            **self._pass_figures("prefill", prefill),
             "prefill_idle": format_percent(1.0 - prefill.measured_utilisation),
             "prefill_bound": self.text(f"label.bound_{prefill.bound}"),
             "copy_bandwidth": format_bandwidth(cpu.copy_bandwidth_bytes_per_second),
@@ -157,6 +147,17 @@ class Figures:
             "blas": " ".join(p for p in (self.result.machine.blas_name, self.result.machine.blas_version) if p),
             "blas_threads": format_count(self.result.machine.blas_threads),
             "core_share": format_percent(cpu.core_share) if cpu.core_share is not None else "—",
+        }
+
+    def _pass_figures(self, name: str, measured) -> dict[str, str]:
+        """One measured pass (``name``: decode or prefill), predicted against timed, as ``name_predicted`` and so on."""
+        return {
+            f"{name}_predicted": format_seconds(measured.predicted_seconds),
+            f"{name}_measured": format_seconds(measured.measured_seconds),
+            f"{name}_ratio": format_number(measured.measured_over_predicted),
+            f"{name}_intensity": self.intensity_text(intensity(measured)),
+            f"{name}_rate": format_flops(achieved_flops_per_second(measured)),
+            f"{name}_busy": format_percent(measured.measured_utilisation),
         }
 
     @cached_property
