@@ -25,10 +25,7 @@ class ExportActions(QObject):
         return self._window.language.text(key, **values)
 
     def _refused_while_presenting(self) -> bool:
-        if self._window.presentation.active:
-            self._window.show_note(self._text("app.note.export_not_presenting"))
-            return True
-        return False
+        return self._window.presentation.refuses(self._text("app.note.export_not_presenting"))
 
     def current_scene_dialog(self) -> None:
         if self._refused_while_presenting():

@@ -84,10 +84,7 @@ class LearnerMenus(QObject):
         return self._window.language.text(f"learner.note.{key}", **values)
 
     def _refused_while_presenting(self) -> bool:
-        if self._window.presentation.active:
-            self._window.show_note(self._text("not_presenting"))
-            return True
-        return False
+        return self._window.presentation.refuses(self._text("not_presenting"))
 
     def _refusal(self, error: InputError) -> str:
         from desktop.error_text import error_text

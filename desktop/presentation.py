@@ -22,6 +22,12 @@ class Presentation(QObject):
         self.active = False
         self.geometry_before = QByteArray()
 
+    def refuses(self, note: str) -> bool:
+        """Whether a dialog must wait while presenting (no dialog pops up mid-talk): then ``note`` says so."""
+        if self.active:
+            self._window.show_note(note)
+        return self.active
+
     def start(self, from_start: bool) -> None:
         """F5 (from the first scene) and Shift+F5 (from this one): fullscreen, stage and caption only."""
         window = self._window
