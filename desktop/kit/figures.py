@@ -40,8 +40,9 @@ class FigureFormulas:
     def rects(self) -> dict[str, QRect]:
         """Each figure of this build that has a formula, where it is drawn, in the scene's pixels."""
         scene, found = self._scene, {}
+        formulas = scene.formulas()
         for key, (widget, names) in scene.figure_places().items():
-            if key not in scene.formulas() or widget is None or not widget.isVisible():
+            if key not in formulas or widget is None or not widget.isVisible():
                 continue
             labels = widget.label_rects() if names else {}
             parts = [labels[name] for name in names if name in labels]
