@@ -159,7 +159,7 @@ def stop() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def release() -> None:
+def _release() -> None:
     """End the process once its queued jobs are done, now that no scene shows what its vocabularies cut (a few
     hundred MB); returns at once. The next job starts a new one."""
     global _pool
@@ -183,11 +183,11 @@ def let_go(owner: object) -> None:
 
 
 def release_if_idle() -> None:
-    """End the process (``release``) unless a job is running or a scene on screen holds it."""
+    """End the process (once its queued jobs are done) unless a job is running or a scene on screen holds it."""
     with _lock:
         idle = _pending == 0 and not _holders
     if idle:
-        release()
+        _release()
 
 
 def _job_started() -> None:
