@@ -1,6 +1,6 @@
 """First visits: how long a scene shows a loading message, and the longest stall of the window meanwhile.
 
-    python benchmarks/first_visit.py [--scene KEY] [--after SECONDS] [--step SECONDS] [--prepare]
+    python benchmarks/first_visit.py [--scene KEY] [--after SECONDS] [--step SECONDS]
 
 The real main window is built offscreen at 1920x1080 (a settings folder of its
 own, so no user setting is read or written) and shown; from its first painted
@@ -21,16 +21,14 @@ less its interval. On a shared machine a gap also holds the time other processes
 process's own CPU time within it (all its threads: a thread holding the GIL counts);
 the budget applies to that, the app's own stall; the wall-clock gap is printed beside it.
 
-``--prepare`` also does, in idle time after the first frame, what the app is to do
-there, one event-loop turn each: import the scene's view, then call its
-``prepare_before_first_visit(kit)`` where it has one (scene 6: start working out its
-first build in the tokenizer process). Until the window does so itself, this measures
-the first visit as it will be. Exit 1 when a budget is exceeded.
+The window prepares in idle time as the app does (``deck.prepare_in_idle``: every scene's modules and the
+plotting libraries imported on a thread of their own, each scene's ``prepare_before_first_visit`` as its modules
+arrive: scene 6 starts its first build in the tokenizer process), so this measures the
+first visit as it will be. Exit 1 when a budget is exceeded.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import tempfile
@@ -43,7 +41,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 LOADING_BUDGET_SECONDS = 0.5
 STALL_BUDGET_MS = 50.0
 HEARTBEAT_MS = 5
-PREPARE_DELAY_MS = 300          # as the kit's idle work (desktop.kit.idle.DELAY_MS): after the first frame
 LOADING_KEYS = ("label.loading", "label.counting", "caption.loading")
 
 
@@ -76,16 +73,14 @@ def main() -> int:
     parser.add_argument("--scene", default="tokens", help="the scene's key (default tokens)")
     parser.add_argument("--after", type=float, default=1.0, help="seconds after the first frame (default 1)")
     parser.add_argument("--step", type=float, default=0.8, help="seconds on each build (default 0.8)")
-    parser.add_argument("--prepare", action="store_true",
-                        help="prepare the scene in idle time after the first frame, as the app is to")
     args = parser.parse_args()
 
     os.environ["INFERENCE_PHYSICS_CONFIG_DIR"] = tempfile.mkdtemp(prefix="ip-first-visit-")
     from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-    from desktop.kit.scene import SceneKit
     from memory import build_window        # benchmarks/memory.py: the real window, as the app builds it
 
-    app, window, store = build_window()    # shown: its first frame is painted once the event loop runs
+    app, window, _store = build_window()   # shown: its first frame is painted once the event loop runs
+    window.deck.prepare_in_idle()           # as the app does once its window shows
     language = window.language
     gaps: list[tuple[float, float, str]] = []   # (this process's CPU ms in the gap, gap ms, what was going on)
     state = {"last": None, "cpu": None, "doing": "start", "loading": 0.0, "loading_from": None, "texts": [],
@@ -134,16 +129,6 @@ def main() -> int:
         scene.next_build()
         QTimer.singleShot(round(args.step * 1000), step)
 
-    def prepare() -> None:
-        """What the app is to do in idle time after its first frame, one job per event-loop turn: import the
-        scene's view, then call its ``prepare_before_first_visit(kit)`` where it has one."""
-        state["doing"] = f"importing {args.scene}'s view in idle time"
-        cls = importlib.import_module(f"desktop.scenes.{args.scene}.view").SCENE
-        state["doing"] = "idle after the first frame"
-        if hasattr(cls, "prepare_before_first_visit"):
-            kit = SceneKit(window.language, store, window.theme)
-            QTimer.singleShot(0, lambda: cls.prepare_before_first_visit(kit))
-
     class FirstFrame(QObject):
         seen = False
 
@@ -152,8 +137,6 @@ def main() -> int:
                 self.seen = True
                 state["doing"] = "idle after the first frame"
                 heartbeat.start()
-                if args.prepare:
-                    QTimer.singleShot(PREPARE_DELAY_MS, prepare)
                 QTimer.singleShot(round(args.after * 1000), visit)
             return False
 
@@ -167,13 +150,15 @@ def main() -> int:
     longest_wall, _, wall_during = max(((g, c, d) for c, g, d in gaps), default=(0.0, 0.0, "nothing"))
     long_ones = sum(1 for own, _, _ in gaps if own > STALL_BUDGET_MS)
     loading_ok, stall_ok = state["loading"] <= LOADING_BUDGET_SECONDS, worst <= STALL_BUDGET_MS
-    print(f"{args.scene}: first visit after {args.after:g} s{' (prepared in idle time)' if args.prepare else ''}")
+    print(f"{args.scene}: first visit after {args.after:g} s")
     print(f"  loading message shown {state['loading']:.2f} s in all "
           f"({state['loading'] / LOADING_BUDGET_SECONDS:.2f}x the {LOADING_BUDGET_SECONDS:g} s budget)  "
           f"{'OK' if loading_ok else 'OVER BUDGET'}")
     print(f"  longest stall of the app's own {worst:.0f} ms (in a gap of {wall:.0f} ms), {during} "
           f"({worst / STALL_BUDGET_MS:.2f}x the {STALL_BUDGET_MS:g} ms budget; {long_ones} over it)  "
           f"{'OK' if stall_ok else 'OVER BUDGET'}")
+    for own, gap, doing in sorted(gaps, reverse=True)[:long_ones]:
+        print(f"    over it: {own:.0f} ms of the app's own (a gap of {gap:.0f} ms), {doing}")
     print(f"  longest gap on the wall clock {longest_wall:.0f} ms, {wall_during}")
     print(f"  the visit itself (creating the scene, its first build): {state['visit_ms']:.0f} ms")
     return 0 if loading_ok and stall_ok else 1

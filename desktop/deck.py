@@ -11,14 +11,17 @@ from PySide6.QtWidgets import QStackedWidget
 
 from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
+from desktop.kit import imports
 from desktop.kit.scene import Scene, SceneKit, create_scene
 from desktop.scene_failure import FailedScene
 from desktop.scenes.registry import SceneEntry, find_entry
 from widgets.theme import Theme
 
 
-# After the first frame, and after the key press that brought the first scene its own transition frames.
-PREPARE_DELAY_MS = 500
+# Soon after the first frame, and before any scene's own idle work (``desktop.kit.idle.DELAY_MS``), which then
+# waits for the imports instead of importing pyqtgraph on the UI thread itself. The imports run on a thread of
+# their own, so a transition's frames go on meanwhile.
+PREPARE_DELAY_MS = 100
 
 
 class SceneDeck(QObject):
@@ -35,7 +38,7 @@ class SceneDeck(QObject):
         self._scenes: dict[int, Scene] = {}
         self._stale: set[int] = set()      # created scenes that have not seen the latest report
         self._position = 0
-        self._idle_jobs: list = []
+        self._unprepared: list = []         # scenes whose first visit is still to be prepared in idle time
         self._interactive = False           # the window's plots zoom and pan; presenting and export keep them fixed
         store.changed.connect(self._on_report)
         language.changed.connect(self._on_language)
@@ -133,26 +136,32 @@ class SceneDeck(QObject):
 
     # -- idle time after the first frame ---------------------------------------------
     def prepare_in_idle(self, delay_ms: int = PREPARE_DELAY_MS) -> None:
-        """From ``delay_ms`` after the first frame, one job per turn of the event loop: import each scene not yet
-        made, then let it start what its first visit would wait for (``Scene.prepare_before_first_visit``), so
-        no first visit shows a loading message for long. A scene that fails here fails again, inline, when shown."""
-        jobs = []
-        for entry in self.entries:
-            jobs.append(entry.load)
-            jobs.append(lambda entry=entry: entry.load().prepare_before_first_visit(
-                SceneKit(self._language, self._store, self._theme)))
-        self._idle_jobs = jobs
-        QTimer.singleShot(delay_ms, self, self._run_idle_job)
+        """From ``delay_ms`` after the first frame: import every scene not yet made, then the plotting libraries,
+        on a thread of their own (``desktop.kit.imports``: the window keeps its frames meanwhile), and as each
+        scene's modules arrive, let it start on this thread what its first visit would wait for
+        (``Scene.prepare_before_first_visit``: the tokenizer process's first work), one scene per turn of the
+        event loop, so no first visit shows a loading message for long. A scene that fails to import or to
+        prepare here fails again, inline, when shown."""
+        self._unprepared = list(self.entries)
+        QTimer.singleShot(delay_ms, self, self._start_idle_imports)
 
-    def _run_idle_job(self) -> None:
-        if not self._idle_jobs:
+    def _start_idle_imports(self) -> None:
+        imports.import_in_background([*(entry.module for entry in self._unprepared), *imports.LIBRARIES])
+        self._prepare_next()
+
+    def _prepare_next(self) -> None:
+        if not self._unprepared:
             return
+        entry = self._unprepared[0]
+        if not imports.ready(entry.module):
+            QTimer.singleShot(imports.WAIT_MS, self, self._prepare_next)      # still on its way
+            return
+        self._unprepared.pop(0)
         try:
-            self._idle_jobs.pop(0)()
+            entry.load().prepare_before_first_visit(SceneKit(self._language, self._store, self._theme))
         except Exception:                 # not now: its first show builds it and shows why it cannot be built
             pass
-        if self._idle_jobs:
-            QTimer.singleShot(0, self, self._run_idle_job)
+        QTimer.singleShot(0, self, self._prepare_next)
 
     # -- passing things on ----------------------------------------------------------
     def set_theme(self, theme: Theme) -> None:

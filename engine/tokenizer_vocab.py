@@ -17,7 +17,7 @@ characters of the token that are complete show as themselves.
 """
 from __future__ import annotations
 
-import base64
+import binascii
 import gzip
 import hashlib
 import importlib.util
@@ -46,12 +46,21 @@ def readable_piece(token_bytes: bytes) -> str:
     return token_bytes.decode("utf-8", "backslashreplace")
 
 
+def _ranks(data: bytes) -> dict[bytes, int]:
+    """A ``.tiktoken`` file's "base64(token bytes) rank" lines as {token bytes: rank}. Decoded with ``map`` over
+    the split file rather than line by line: the loop stays in C, about half the time for 150,000 tokens, and
+    a vocabulary's load is what a first visit of scene 6 waits for."""
+    fields = data.split()
+    if len(fields) % 2:
+        raise ValueError("a .tiktoken file holds one token and its rank per line; one line has a single field")
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
+
+
 class TiktokenVocabulary:
     def __init__(self, info: TokenizerInfo, data: bytes):
         import tiktoken
 
-        ranks = {base64.b64decode(token): int(rank)
-                 for token, rank in (line.split() for line in data.splitlines() if line)}
+        ranks = _ranks(data)
         self._nfc = info.nfc
         self._encoding = tiktoken.Encoding(name=info.id, pat_str=info.pattern, mergeable_ranks=ranks,
                                            special_tokens={})

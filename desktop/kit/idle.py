@@ -9,6 +9,8 @@ and after a key press's own transition has had its frames), one job per turn
 visible on screen. A render that is never on screen (an export, the speaker
 view's preview) prepares nothing: nothing will be stepped through later.
 Scheduling again replaces what was left (the size, scenario or language changed).
+While modules are imported on a thread of their own (``desktop.kit.imports``) the jobs wait: one of them
+importing pyqtgraph on this thread would wait on that import's lock.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QWidget
+
+from desktop.kit import imports
 
 DELAY_MS = 300
 
@@ -48,6 +52,9 @@ class IdleWork(QObject):
         self._timer.start(DELAY_MS)
 
     def _run_one(self) -> None:
+        if self._jobs and imports.importing():
+            self._timer.start(imports.WAIT_MS)
+            return
         if self._jobs and self._scene.isVisible() and not never_on_screen(self._scene):
             self._jobs.pop(0)()
             if self._jobs:

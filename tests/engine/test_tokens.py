@@ -245,3 +245,11 @@ def test_a_vocabulary_that_is_not_the_published_one_is_refused(monkeypatch):
     missing = dataclasses.replace(tokenizer_info("qwen2.5"), id="qwen-test", package_module="no_such_package_here")
     with pytest.raises(InputError, match="which is not installed"):
         tokenizer_vocab.vocabulary(missing)
+
+
+def test_a_tiktoken_file_is_read_as_each_lines_token_bytes_and_rank():
+    from engine.tokenizer_vocab import _ranks
+    data = b"IQ== 0\nIg== 1\n5pyI 7\n"                 # "!", '"', "月"'s three bytes
+    assert _ranks(data) == {b"!": 0, b'"': 1, "月".encode(): 7}
+    with pytest.raises(ValueError, match="one token and its rank per line"):
+        _ranks(b"IQ== 0\nIg==\n")

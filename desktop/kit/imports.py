@@ -1,0 +1,55 @@
+"""Modules imported on a thread of their own once the first frame is up: every scene's, then the plotting
+libraries (numpy, pyqtgraph).
+
+Importing is Python work in one piece: pyqtgraph with numpy under it is about 0.3 s, a scene's view 20-80 ms.
+Done on the UI thread in idle time (the deck imported each scene there, scene 1 made its roofline plot) it
+froze the window for that long. On a thread of its own an import shares the interpreter with the UI thread,
+which gets it back every switch interval (5 ms), so the window keeps its frames. An import defines classes
+and functions; no Qt object is made, which is safe off the UI thread.
+
+Idle work waits while the thread runs (``importing()``): a job that imports one of these modules on the UI
+thread meanwhile would wait on that import's lock. A module that fails to import is skipped: the UI
+thread's own import raises again where it shows inline.
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+
+LIBRARIES = ("numpy", "pyqtgraph")
+WAIT_MS = 20                  # idle work looks again this often while the thread imports
+
+_thread: threading.Thread | None = None
+_done: set[str] = set()       # imported by the thread, or failed there (a module is in sys.modules from the start
+                              # of its import on, so that says nothing of whether it is ready)
+
+
+def _import(names: tuple[str, ...]) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:         # the UI thread's own import raises it again, where it is shown
+            pass
+        _done.add(name)
+
+
+def import_in_background(names) -> threading.Thread | None:
+    """Import ``names`` in that order on a thread of their own (once per process; a later call: None)."""
+    global _thread
+    if _thread is not None:
+        return None
+    _thread = threading.Thread(target=_import, args=(tuple(names),), name="imports after the first frame",
+                               daemon=True)
+    _thread.start()
+    return _thread
+
+
+def importing() -> bool:
+    """Whether the thread ``import_in_background`` started still imports."""
+    return _thread is not None and _thread.is_alive()
+
+
+def ready(name: str) -> bool:
+    """Whether the UI thread may import ``name`` without waiting on the thread: it is done with it (imported or
+    failed), or it imports nothing now."""
+    return name in _done or not importing()
