@@ -52,6 +52,7 @@ class Settings:
     last_scene: str = SCENES[0]      # the key of the scene shown last
     stage_clock_visible: bool = False    # T: the talk's elapsed time on the audience's stage too
     speaker_notes_pt: int = 18          # the speaker view's notes (A+ / A−)
+    speaker_next_shown: bool = True     # False: the next build's picture folded away, the notes take its room
     scene_list_visible: bool = True  # False: the compact scene picker even in a wide window
     side_panel_visible: bool = True
     geometry: str = ""               # QMainWindow.saveGeometry(), base64
@@ -131,6 +132,7 @@ _CHECKS = {
     "theme": lambda v: isinstance(v, str) and v in THEMES,
     "stage_clock_visible": lambda v: isinstance(v, bool),
     "speaker_notes_pt": lambda v: _is_int(v) and SPEAKER_NOTES_PT_RANGE[0] <= v <= SPEAKER_NOTES_PT_RANGE[1],
+    "speaker_next_shown": lambda v: isinstance(v, bool),
     "scene_list_visible": lambda v: isinstance(v, bool),
     "side_panel_visible": lambda v: isinstance(v, bool),
     "geometry": _valid_geometry,

@@ -21,7 +21,9 @@ Inside the speaker view (``panels``): a top row with the talk clock; in a wide
 view the current build large on the left and the next build, then the notes,
 on the right (PowerPoint's presenter view); in a narrow one (the column beside
 the stage on one screen, where the stage itself is the current build) a row
-saying where the talk is, the next build, then the notes.
+saying where the talk is, the next build, then the notes. The next build's picture may be folded away
+(``next_shown`` False: its heading stays, with the button that brings it back), and the notes then take its
+room: on one 1024x768 screen that is more than twice the lines.
 """
 from __future__ import annotations
 
@@ -93,8 +95,9 @@ def fitted(box: QRect, aspect: float) -> QRect:
     return QRect(box.x(), box.y(), width, round(width / aspect))
 
 
-def panels(size: QSize, stage_aspect: float, label_height: int) -> Panels:
-    """The parts of a speaker view of ``size``; previews keep the audience stage's ``stage_aspect``."""
+def panels(size: QSize, stage_aspect: float, label_height: int, next_shown: bool = True) -> Panels:
+    """The parts of a speaker view of ``size``; previews keep the audience stage's ``stage_aspect``; the next
+    build's picture folded away (empty) unless ``next_shown``."""
     width, height, gap = size.width(), size.height(), GAP_PX
     top = QRect(gap, gap // 2, width - 2 * gap, max(label_height * 2, round(height * TOP_ROW_SHARE)))
     y = top.bottom() + 1 + gap
@@ -113,7 +116,8 @@ def panels(size: QSize, stage_aspect: float, label_height: int) -> Panels:
     next_label = QRect(column.x(), column.y(), column.width(), label_height)
     next_box = QRect(column.x(), next_label.bottom() + 1, column.width(),
                      round(height * NEXT_MAX_HEIGHT_SHARE))
-    next_preview = fitted(next_box, stage_aspect)
-    notes_bar = QRect(column.x(), next_preview.bottom() + 1 + gap, column.width(), label_height)
+    next_preview = fitted(next_box, stage_aspect) if next_shown else QRect(next_box.x(), next_box.y(), 0, 0)
+    below_next = next_preview.bottom() + 1 if next_shown else next_label.bottom() + 1
+    notes_bar = QRect(column.x(), below_next + gap, column.width(), label_height)
     notes = QRect(column.x(), notes_bar.bottom() + 1, column.width(), max(0, column.bottom() - notes_bar.bottom()))
     return Panels(top, status_row, current_label, current, next_label, next_preview, notes_bar, notes)

@@ -3,7 +3,9 @@
 One talk clock (``widgets.presenter_clock.TalkClock``, the same object the
 stage's badge reads) with Pause and Reset, the wall clock, the current build
 large, the next build large enough to read, and the notes of the current build
-with this scenario's numbers, which A+ / A− (Ctrl+= / Ctrl+-) enlarge and shrink.
+with this scenario's numbers, which A+ / A− (Ctrl+= / Ctrl+-) enlarge and shrink. Hide folds the next
+build's picture away so the notes take its room (a column beside the stage on one screen), Show brings it back;
+both choices are remembered.
 It is a window of its own: fullscreen on another screen when there is one,
 else a column beside the stage, which moves aside for it
 (``desktop.speaker_layout``). The same keys and clicker drive both windows:
@@ -52,10 +54,12 @@ class SpeakerView(QWidget):
             preview.setStyleSheet("border: 1px solid palette(mid);")
         self.pause_button, self.reset_button = QPushButton(self), QPushButton(self)
         self.smaller_button, self.larger_button = QPushButton(self), QPushButton(self)
+        self.next_button = QPushButton(self)
         for button, action in ((self.pause_button, self.talk_clock.toggle_pause),
                                (self.reset_button, self.talk_clock.reset),
                                (self.smaller_button, lambda: self.change_notes_size(-1)),
-                               (self.larger_button, lambda: self.change_notes_size(+1))):
+                               (self.larger_button, lambda: self.change_notes_size(+1)),
+                               (self.next_button, self.toggle_next)):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)      # a clicker's Space must step the talk, not press it
             button.clicked.connect(action)
         self.notes = QTextBrowser(self)
@@ -109,6 +113,7 @@ class SpeakerView(QWidget):
         for button, key in ((self.reset_button, "reset"), (self.smaller_button, "smaller"),
                             (self.larger_button, "larger")):
             button.setText(language.text(f"app.speaker.{key}"))
+        self.next_button.setText(language.text("app.speaker.hide_next" if self.next_shown else "app.speaker.show_next"))
         self.smaller_button.setToolTip(language.text("app.command.notes_smaller"))
         self.larger_button.setToolTip(language.text("app.command.notes_larger"))
         self.notes.setPlainText(scene.notes())
@@ -184,6 +189,17 @@ class SpeakerView(QWidget):
         settings = self._window.settings
         settings.speaker_notes_pt = max(low, min(high, settings.speaker_notes_pt + steps * NOTES_POINT_STEP))
         self._apply_notes_size()
+
+    def toggle_next(self) -> None:
+        """Hide / Show: fold the next build's picture away, the notes taking its room, or bring it back."""
+        settings = self._window.settings
+        settings.speaker_next_shown = not settings.speaker_next_shown
+        self.refresh()
+
+    @property
+    def next_shown(self) -> bool:
+        """Whether the next build's picture shows (remembered in the settings; at first it does)."""
+        return self._window.settings.speaker_next_shown
 
     @property
     def notes_point_size(self) -> int:
@@ -263,12 +279,13 @@ class SpeakerView(QWidget):
         text_px = max(14, round(self.height() / 40))
         label_height = round(text_px * 1.8)
         slide = self._window.slide.size()
-        parts = panels(self.size(), slide.width() / max(1, slide.height()), label_height)
+        parts = panels(self.size(), slide.width() / max(1, slide.height()), label_height, self.next_shown)
         for widget, px, bold in ((self.status_label, text_px, False), (self.wall_label, text_px, False),
                                  (self.time_label, max(24, round(parts.top_row.height() * 0.6)), True),
                                  (self.current_label, text_px, True), (self.next_label, text_px, True),
                                  (self.notes_label, text_px, True), (self.pause_button, text_px, False),
-                                 (self.reset_button, text_px, False), (self.smaller_button, text_px, True),
+                                 (self.reset_button, text_px, False), (self.next_button, text_px, False),
+                                 (self.smaller_button, text_px, True),
                                  (self.larger_button, text_px, True)):
             font = QFont(widget.font())
             font.setPixelSize(px)
@@ -307,7 +324,10 @@ class SpeakerView(QWidget):
         if parts.current is not None:
             self.current_label.setGeometry(parts.current_label)
             self.current_preview.setGeometry(parts.current)
-        self.next_label.setGeometry(parts.next_label)
+        row = parts.next_label                               # its heading, and Hide / Show at its end
+        self.next_label.setGeometry(row.adjusted(0, 0, -button_width - spacing, 0))
+        self.next_button.setGeometry(row.right() + 1 - button_width, row.y(), button_width, row.height())
+        self.next_preview.setVisible(self.next_shown)
         self.next_preview.setGeometry(parts.next)
         bar = parts.notes_bar
         self.notes_label.setGeometry(bar.x(), bar.y(), bar.width() // 2, bar.height())

@@ -1,6 +1,7 @@
 """Run by tests/desktop/test_speaker_view.py in a process of its own, on the screens that
 QT_QPA_PLATFORM="offscreen:configfile=..." gives it: the window (presenting with --present), then the speaker
-view opened at scene 2's second build and closed again. Prints the geometry it saw as one line of JSON and leaves
+view opened at scene 4's second build (``--hide-next``: its next build's picture then folded away) and closed
+again. Prints the geometry it saw as one line of JSON and leaves
 pictures of both windows in the folder named first (to look at)."""
 from __future__ import annotations
 
@@ -47,6 +48,9 @@ def main() -> None:
         if speaker.next_preview_key is not None:
             break
     spin(200)
+    if "--hide-next" in sys.argv:
+        speaker.toggle_next()
+        spin(100)
     key = speaker.next_preview_key
     seen.update(window=rect(window.geometry()), window_frame=rect(window.frameGeometry()),
                 window_fullscreen=window.isFullScreen(), speaker=rect(speaker.geometry()),
@@ -55,7 +59,8 @@ def main() -> None:
                 current=rect(speaker.current_preview.geometry()) if speaker.current_preview.isVisible() else None,
                 next_key=None if key is None else [key.scene, key.build, key.language, key.theme, None,
                                                    key.width, key.height],
-                notes_width=speaker.notes.width(), notes_pt=speaker.notes.font().pointSize())
+                notes_width=speaker.notes.width(), notes_height=speaker.notes.height(),
+                notes_pt=speaker.notes.font().pointSize(), next_visible=speaker.next_preview.isVisible())
     speaker.grab().save(str(out / "speaker.png"))
     window.grab().save(str(out / "stage.png"))
     window.run_command("speaker")

@@ -28,7 +28,7 @@ def test_tests_never_touch_the_real_settings_folder(tmp_path_factory):
 
 
 def test_saved_settings_come_back(path):
-    chosen = Settings(language="zh", theme="projector", last_scene="summary", stage_clock_visible=True, speaker_notes_pt=24, geometry="AAAA",
+    chosen = Settings(language="zh", theme="projector", last_scene="summary", stage_clock_visible=True, speaker_notes_pt=24, speaker_next_shown=False, geometry="AAAA",
                       scene_list_visible=False, side_panel_visible=False,
                       scenario=replace(Scenario(), gpu="h100-sxm", batch=8, usd_per_gpu_hour=3.5))
     assert store.save(chosen, path) is None
@@ -54,6 +54,7 @@ def test_a_folder_where_the_file_should_be_is_unreadable_not_a_crash(path):
 @pytest.mark.parametrize("field, value", [
     ("language", "fr"), ("language", 3), ("theme", "neon"), ("theme", None), ("last_scene", 0),
     ("last_scene", 99), ("last_scene", "3"), ("last_scene", True), ("last_scene", "a b"), ("stage_clock_visible", "yes"), ("speaker_notes_pt", 7),
+    ("speaker_next_shown", "no"),
     ("geometry", "not base64!"), ("geometry", 12), ("scene_list_visible", 0), ("side_panel_visible", "no"),
 ])
 def test_a_nonsense_value_is_reset_to_its_default_and_named(path, field, value):

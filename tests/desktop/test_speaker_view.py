@@ -13,7 +13,7 @@ from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtWidgets import QApplication
 
 from desktop import export
-from desktop.speaker_layout import MIN_SPEAKER_WIDTH_PX, arrange
+from desktop.speaker_layout import GAP_PX, MIN_SPEAKER_WIDTH_PX, arrange, panels
 from desktop.speaker_previews import CACHE_SIZE, PreviewCache, PreviewKey
 from engine import Scenario
 
@@ -117,7 +117,8 @@ def test_the_buttons_never_take_the_clickers_keys(qtbot, window):
     qtbot.keyClick(speaker, Qt.Key.Key_Space)              # a clicker's "next": the talk steps, the clock stays
     assert window.deck.current.build_index == 1
     assert window.presenter.talk_clock.paused == paused
-    for button in (speaker.pause_button, speaker.reset_button, speaker.smaller_button, speaker.larger_button):
+    for button in (speaker.pause_button, speaker.reset_button, speaker.smaller_button, speaker.larger_button,
+                   speaker.next_button):
         assert button.focusPolicy() == Qt.FocusPolicy.NoFocus
 
 
@@ -133,6 +134,18 @@ def test_the_notes_grow_and_shrink_within_bounds_and_the_size_is_remembered(qtbo
     assert smallest >= 10 and not speaker.smaller_button.isEnabled()
     qtbot.keyClick(window.slide, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
     assert speaker.notes.font().pointSize() == smallest
+
+
+def test_hide_folds_the_next_builds_picture_away_for_the_notes_and_is_remembered(qtbot, window):
+    speaker = open_speaker(qtbot, window)
+    notes_height, text = speaker.notes.height(), speaker.next_button.text()
+    qtbot.mouseClick(speaker.next_button, Qt.MouseButton.LeftButton)
+    assert not window.settings.speaker_next_shown and not speaker.next_preview.isVisible()
+    assert speaker.notes.height() > notes_height
+    assert speaker.next_button.text() != text and speaker.next_label.isVisible()     # Show brings it back
+    qtbot.mouseClick(speaker.next_button, Qt.MouseButton.LeftButton)
+    assert window.settings.speaker_next_shown and speaker.next_preview.isVisible()
+    assert speaker.notes.height() == notes_height
 
 
 def test_the_preview_is_the_next_build_of_this_scene_in_this_language(qtbot, window):
@@ -262,6 +275,14 @@ def test_on_one_screen_the_speaker_view_stands_beside_the_stage(area, presenting
         assert abs(stage.width() / stage.height() - area.width() / area.height()) < 0.01
 
 
+@pytest.mark.parametrize("size", [QSize(389, 768), QSize(1920, 1080)])
+def test_with_the_next_build_folded_away_the_notes_start_under_its_heading(size):
+    shown, folded = panels(size, 4 / 3, 26), panels(size, 4 / 3, 26, next_shown=False)
+    assert folded.next.isEmpty() and folded.next_label == shown.next_label
+    assert folded.notes_bar.top() == folded.next_label.bottom() + 1 + GAP_PX
+    assert folded.notes.bottom() == shown.notes.bottom() and folded.notes.height() > shown.notes.height() + 200
+
+
 def test_beside_a_window_that_cannot_be_narrower_the_speaker_view_takes_less():
     places = arrange([QRect(0, 0, 1024, 768)], primary=0, window_screen=0, presenting=False, audience_min_width=780)
     assert places.audience_rect.width() == 780 and places.speaker_rect.left() == 780
@@ -299,6 +320,13 @@ def test_one_screen_at_1024x768_the_speaker_view_never_covers_the_stage(tmp_path
     assert QRect(0, 0, 1024, 768).contains(stage) and QRect(0, 0, 1024, 768).contains(speaker)
     assert seen["current"] is None and seen["next"][2] >= 300        # the stage itself is beside it
     assert seen["after_close"]["window"] == [0, 0, 1024, 768] and seen["after_close"]["window_fullscreen"]
+
+
+def test_one_screen_at_1024x768_hiding_the_next_build_gives_the_notes_twice_the_room(tmp_path):
+    shown = run_screens(tmp_path, {"only": (0, 0, 1024, 768)}, "--present")
+    folded = run_screens(tmp_path, {"only": (0, 0, 1024, 768)}, "--present", "--hide-next")
+    assert shown["next_visible"] and not folded["next_visible"]
+    assert folded["notes_height"] >= 2 * shown["notes_height"] and folded["notes_width"] == shown["notes_width"]
 
 
 def test_one_screen_not_presenting_the_window_moves_aside_and_comes_back(tmp_path):
