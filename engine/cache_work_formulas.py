@@ -58,5 +58,5 @@ def formula(key: str, generated_tokens: int) -> Formula:
         raise refusal("formula.unknown", {"got": key, "allowed": KEYS})
     if isinstance(generated_tokens, bool) or not isinstance(generated_tokens, (int, float)) \
             or not math.isfinite(generated_tokens) or generated_tokens < 1 or generated_tokens != int(generated_tokens):
-        raise refusal("formula.bad_tokens", {"got": generated_tokens})
+        raise refusal("formula.bad_positive_count", {"got": generated_tokens})
     return builder(int(generated_tokens))

@@ -236,3 +236,7 @@ def test_every_card_a_build_offers_ends_in_the_number_its_label_shows(make_windo
                "usd_per_million_output_tokens", "output_to_input_price_ratio"}
     # the runtime's label gives way to the others on a small stage (zh): its card goes with it
     assert summary <= offered["summary"] <= summary | {"overhead_bytes_per_gpu"}
+    prices = {"usd_per_million_input_tokens", "usd_per_million_output_tokens", "output_to_input_price_ratio"}
+    # the counted figures come as the tokenizer process answers (test_tokens_story.py): here, if they have come
+    assert prices <= offered["tokens"] <= prices | {"chinese_to_english_tokens", "usd_per_million_sentences",
+                                                    "characters_per_token"}

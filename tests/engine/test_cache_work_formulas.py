@@ -29,7 +29,7 @@ def test_the_ratio_is_the_two_totals_divided_and_half_of_n_plus_one(n):
 def test_a_count_that_is_no_whole_number_of_tokens_is_refused(n):
     with pytest.raises(InputError) as refused:
         formula("work_ratio_without_cache", n)
-    assert refused.value.code == "formula.bad_tokens"
+    assert refused.value.code == "formula.bad_positive_count"
 
 
 def test_an_unknown_figure_is_refused_naming_those_with_a_formula():
