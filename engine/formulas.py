@@ -19,10 +19,13 @@ The figures:
   1 − min(I, ridge) ÷ ridge (``engine.roofline.utilisation``); realistic mode: one minus
   the achieved FLOP/s over the peak of all GPUs, as the report's utilisation. ``at``: an
   intensity of the stage's own (scene 1's control), always the roofline's form;
+- ``decode_idle_share``: the realistic form in either mode, as the summary shows it (1 − the report's utilisation);
 - ``weights_bytes``: parameters × bytes per weight (``engine.deployment.Deployment.weights_bytes``);
 - ``weights_bytes_per_gpu`` and ``kv_bytes_per_gpu``: what each GPU keeps of the weights and of the batch's
   KV cache (``engine.memory.plan_memory``): the whole ÷ the GPUs it is shared out over, or × each GPU's share
   where the layout copies part of it to every GPU;
+- ``overhead_bytes_per_gpu``: the runtime allowance plus one pass's activations and logits
+  (``engine.memory.allowance_bytes_per_gpu``);
 - ``kv_bytes_per_token``: 2 × layers × KV heads × head size × bytes per value, or for
   multi-head latent attention layers × (latent + rope) × bytes (``engine.kv_cache``);
 - ``kv_bytes``: sequences × context × KV per token, less what sliding-window layers drop
@@ -31,15 +34,16 @@ The figures:
 - ``tpot_seconds``: all decode time ÷ (output tokens − 1) (``engine.request``);
 - ``tokens_per_second``: sequences ÷ time per token;
 - ``usd_per_million_input_tokens`` and ``usd_per_million_output_tokens``: GPU time a token
-  takes × the price of that time (``engine.cost.token_prices``).
+  takes × the price of that time (``engine.cost.token_prices``);
+- ``output_to_input_price_ratio``: the output price ÷ the input price.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
-from engine import kv_cache, roofline
+from engine import kv_cache, memory, roofline
 from engine.deployment import SIXTEEN_BIT_BYTES_PER_VALUE, wide_parameter_count
 from engine.memory import gpus_sharing
 from engine.parameters import parameter_counts
@@ -48,7 +52,7 @@ from engine.errors import refusal
 from engine.report import Report
 from engine.units import (
     format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_intensity, format_number,
-    format_parameters, format_percent, format_seconds, format_tokens_per_second, format_usd, format_value_size,
+    format_parameters, format_percent, format_ratio, format_seconds, format_tokens_per_second, format_usd, format_value_size,
 )
 
 
@@ -104,10 +108,14 @@ def _idle_share(r: Report, at: float | None = None) -> Formula:
                        (Term("I", "intensity", format_intensity(intensity)),
                         Term("ridge", "ridge", format_intensity(ridge))),
                        "engine.roofline.utilisation")
+    return replace(_decode_idle_share(r), key="idle_share")
+
+
+def _decode_idle_share(r: Report) -> Formula:
     batch, gpus, peak = r.scenario.batch, r.scenario.gpus, r.peak_flops_per_gpu
     step = r.decode.seconds_per_token
     idle = 1.0 - r.decode.utilisation
-    return Formula("idle_share", "idle = 1 − (F × n) ÷ (t × g × P)",
+    return Formula("decode_idle_share", "idle = 1 − (F × n) ÷ (t × g × P)",
                    f"1 − ({format_flop(r.decode.flops_per_token)} × {format_count(batch)}) ÷ "
                    f"({format_seconds(step)} × {format_count(gpus)} × {format_flops(peak)})",
                    format_percent(idle), idle,
@@ -165,6 +173,21 @@ def _weights_bytes_per_gpu(r: Report) -> Formula:
 
 def _kv_bytes_per_gpu(r: Report) -> Formula:
     return _per_gpu("kv_bytes_per_gpu", "KV", r.kv_bytes, r.kv_bytes_per_gpu, "kv_all", "kv_gpus")
+
+
+def _overhead_bytes_per_gpu(r: Report) -> Formula:
+    s, model = r.scenario, r.model
+    tokens = memory.tokens_per_pass(s.batch, s.prompt_tokens)
+    per_token = memory.activation_bytes_per_token(model, r.layout.tensor if r.layout else 1)
+    logit = format_value_size(memory.LOGIT_BYTES_PER_VALUE)
+    return Formula("overhead_bytes_per_gpu", f"A = R + T × a + n × V × {logit}",
+                   f"{format_bytes(memory.RUNTIME_BYTES_PER_GPU)} + {format_count(tokens)} × {format_bytes(per_token)}"
+                   f" + {format_count(s.batch)} × {format_count(model.vocab_size)} × {logit}",
+                   format_bytes(r.overhead_bytes_per_gpu), r.overhead_bytes_per_gpu,
+                   (Term("R", "runtime_allowance", format_bytes(memory.RUNTIME_BYTES_PER_GPU)),
+                    Term("T", "pass_tokens", format_count(tokens)), Term("a", "activation_per_token", format_bytes(per_token)),
+                    Term("n", "batch", format_count(s.batch)), Term("V", "vocabulary", format_count(model.vocab_size))),
+                   "engine.memory.allowance_bytes_per_gpu")
 
 
 def _kv_bytes_per_token(r: Report) -> Formula:
@@ -252,19 +275,30 @@ def _price(r: Report, direction: str) -> Formula:
                    (Term("t", "tpot", format_seconds(r.tpot_seconds)), *price_terms), "engine.cost.token_prices")
 
 
+def _price_ratio(r: Report) -> Formula:
+    usd_in, usd_out = r.usd_per_million_input_tokens, r.usd_per_million_output_tokens
+    return Formula("output_to_input_price_ratio", "ratio = $_out ÷ $_in", f"{format_usd(usd_out)} ÷ {format_usd(usd_in)}",
+                   format_ratio(r.output_to_input_price_ratio), r.output_to_input_price_ratio,
+                   (Term("$_out", "usd_per_million_output", format_usd(usd_out)),
+                    Term("$_in", "usd_per_million_input", format_usd(usd_in))), "engine.cost.token_prices")
+
+
 BUILDERS: dict[str, Callable[..., Formula]] = {
     "ridge_point": _ridge_point,
     "decode_intensity": _decode_intensity,
     "idle_share": _idle_share,
+    "decode_idle_share": _decode_idle_share,
     "weights_bytes": _weights_bytes,
     "weights_bytes_per_gpu": _weights_bytes_per_gpu,
     "kv_bytes_per_token": _kv_bytes_per_token,
     "kv_bytes": _kv_bytes,
     "kv_bytes_per_gpu": _kv_bytes_per_gpu,
+    "overhead_bytes_per_gpu": _overhead_bytes_per_gpu,
     "tpot_seconds": _tpot,
     "tokens_per_second": _tokens_per_second,
     "usd_per_million_input_tokens": lambda r: _price(r, "input"),
     "usd_per_million_output_tokens": lambda r: _price(r, "output"),
+    "output_to_input_price_ratio": _price_ratio,
 }
 KEYS = tuple(BUILDERS)
 TAKES_AT = frozenset({"idle_share", "kv_bytes"})     # figures a stage may show at a value of its own

@@ -7,6 +7,8 @@ its row; texts are placed by a ``LabelPlacer`` (never below the floor, never
 over one another: a label that does not fit is left out). Each bar's kind has
 its own pattern (``widgets.bar_paint``), repeated in the legend, so colour
 never carries the meaning alone; a bar of a tiny value still shows as a sliver.
+Each bar's texts are keyed by its place ("label.0", "value.0", ...), so a formula card
+finds the value it explains (``label_rects()``).
 """
 from __future__ import annotations
 
@@ -107,7 +109,7 @@ class RatioBars(StateWidget):
             elif n:
                 y += 2
             row = QRectF(area.left(), y, area.width(), row_h)
-            texts.place("label", bar.label, QRectF(row.left(), row.top(), label_w - GAP_PX, row_h), px, align=RIGHT)
+            texts.place(f"label.{n}", bar.label, QRectF(row.left(), row.top(), label_w - GAP_PX, row_h), px, align=RIGHT)
             share = bar_share(state, bar)
             width = max(bar_span * share, sliver if share > 0 else 0.0)
             thickness = min(row_h, max(m.line_height(px, False), min(row_h * 0.8, m.line_height(px, False) * 1.6)))
@@ -115,7 +117,7 @@ class RatioBars(StateWidget):
             placed["bars"].append((rect, bar))
             value_box = QRectF(rect.right() + GAP_PX, row.top(), area.right() - rect.right() - GAP_PX, row_h)
             over_line = reference_x is not None and value_box.left() - GAP_PX <= reference_x
-            texts.place("value", bar.value_label, value_box, px, True, LEFT, backdrop=over_line)
+            texts.place(f"value.{n}", bar.value_label, value_box, px, True, LEFT, backdrop=over_line)
             y += row_h
         if reference_x is not None:
             top = placed["bars"][0][0].top() - 2

@@ -7,7 +7,8 @@ carries the meaning alone) and each part's label under it, centred under the
 part as far as the bar allows. Texts are fitted at or above the theme's floor;
 when the widget is too small, part labels go first, then titles, then the
 headline (``LABEL_PRIORITY``); a label that would cover another is left out
-(``LabelPlacer``). Parts are filled by ``widgets.bar_paint``, as the ratio bars'
+(``LabelPlacer``). A row's title is keyed by the row ("title.naive"), so a formula card finds the
+figure it explains (``label_rects()``). Parts are filled by ``widgets.bar_paint``, as the ratio bars'
 are: one look per pattern in every picture.
 Painting is a handful of rectangles and texts: cheap enough for every frame
 of a reveal (``grow`` moving from 0 to 1).
@@ -80,7 +81,7 @@ class ShareBars(StateWidget):
         for row in state.rows:
             y = top
             if titles:
-                texts.place("title", row.title, QRectF(margin, y, width, line), px, False, LEFT)
+                texts.place(f"title.{row.key}", row.title, QRectF(margin, y, width, line), px, False, LEFT)
                 y += line + GAP_PX
             bar = QRectF(margin, y, width, bar_h)
             rects, spans = self._parts(bar, row, state.grow)

@@ -179,7 +179,7 @@ class TokenView(StateWidget):
                         if fitted is not None:
                             break
                     if fitted is not None:
-                        texts.append(("summary", fitted, cell.summary_role))
+                        texts.append((f"summary.{r}.{c}", fitted, cell.summary_role))    # row, cell: a card's label
         return chips, lines, texts, needed, row_h
 
     def _flow(self, cell, box: QRectF, px: int, floor: int, chip_h: float, final: bool):

@@ -120,7 +120,9 @@ class FigureFormulas:
         self.card.raise_()
 
     def _place(self, figure: QRect | None) -> None:
-        """Beside the figure where there is room (right of it, else left), top-aligned with it, inside the stage."""
+        """Beside the figure where there is room (right of it, else left), top-aligned with it; a figure too wide
+        for either (a line of words across the stage): above it, else below it, where there is room; inside the
+        stage."""
         scene, card = self._scene, self.card
         width = min(max(CARD_MIN_WIDTH_PX, round(scene.width() * CARD_WIDTH_SHARE)), scene.width())
         card.setFixedWidth(width)
@@ -128,9 +130,19 @@ class FigureFormulas:
                      scene.height())
         card.setFixedHeight(max(height, card.minimumSizeHint().height()) if height < scene.height() else height)
         figure = figure or QRect(0, 0, scene.width(), scene.height())
-        x = figure.right() + 8 if figure.right() + 8 + width <= scene.width() else figure.left() - 8 - width
+        y = figure.top()
+        if figure.right() + 8 + width <= scene.width():
+            x = figure.right() + 8
+        elif figure.left() - 8 - width >= 0:
+            x = figure.left() - 8 - width
+        else:
+            x = figure.left()
+            if figure.top() - 8 - card.height() >= 0:
+                y = figure.top() - 8 - card.height()
+            elif figure.bottom() + 8 + card.height() <= scene.height():
+                y = figure.bottom() + 8
         x = max(0, min(x, scene.width() - width))
-        y = max(0, min(figure.top(), scene.height() - card.height()))
+        y = max(0, min(y, scene.height() - card.height()))
         card.move(x, y)
 
     # -- clicks --------------------------------------------------------------------------------------

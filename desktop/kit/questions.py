@@ -11,9 +11,11 @@ import dataclasses
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine import Report, Scenario, compute_report
+from engine.cache_work_formulas import formula as cache_work_formula_of
 from engine.compute import decode_crossover_batch
 from engine.errors import refusal
 from engine.formulas import Formula, formula as formula_of
+from engine.token_formulas import formula as token_formula_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,3 +61,15 @@ def context_sweep(catalog, scenario: Scenario, contexts: tuple[int, ...]) -> Con
     checked = sweep.checked_contexts(contexts)
     return ContextSweep(checked, sweep.kv_bytes_for_contexts(scenario, checked, catalog),
                         sweep.free_bytes_per_gpu_for_contexts(scenario, checked, catalog))
+
+
+def cache_work_formula(catalog, key: str, generated_tokens: int) -> Formula:
+    """The formula behind a figure of the work of generating ``generated_tokens`` tokens with and without a KV
+    cache (``engine.cache_work_formulas``); the catalogue plays no part."""
+    return cache_work_formula_of(key, generated_tokens)
+
+
+def token_formula(catalog, key: str, *values: float) -> Formula:
+    """The formula behind a figure scene 6 works out from counts it already has (``engine.token_formulas``:
+    nothing is tokenized again); the catalogue plays no part."""
+    return token_formula_of(key, *values)

@@ -231,3 +231,12 @@ def test_every_card_a_build_offers_ends_in_the_number_its_label_shows(make_windo
     assert {"weights_bytes_per_gpu", "kv_bytes_per_gpu"} <= offered["model_memory"]
     assert {"weights_bytes", "weights_bytes_per_gpu"} <= offered["one_token"]
     assert offered["prefill_decode"] == {"tpot_seconds"}
+    summary = {"decode_idle_share", "work_ratio_without_cache", "tokens_processed_without_cache",
+               "tokens_processed_with_cache", "weights_bytes_per_gpu", "kv_bytes_per_gpu", "usd_per_million_input_tokens",
+               "usd_per_million_output_tokens", "output_to_input_price_ratio"}
+    # the runtime's label gives way to the others on a small stage (zh): its card goes with it
+    assert summary <= offered["summary"] <= summary | {"overhead_bytes_per_gpu"}
+    prices = {"usd_per_million_input_tokens", "usd_per_million_output_tokens", "output_to_input_price_ratio"}
+    # the counted figures come as the tokenizer process answers (test_tokens_story.py): here, if they have come
+    assert prices <= offered["tokens"] <= prices | {"chinese_to_english_tokens", "usd_per_million_sentences",
+                                                    "characters_per_token"}

@@ -217,3 +217,17 @@ def test_share_bars_on_their_own_build_draw_above_the_floor_and_at_it_in_the_rec
     assert all(text.px > 1.3 * floor for text in summary.pictures[0].drawn_texts())
     summary.go_to_build(RECAP_BUILD, animate=False)
     assert summary.pictures[0].theme.text_floor_px == floor
+
+
+def test_a_click_on_the_price_ratio_in_the_answers_words_opens_its_card_above_them(summary, qtbot):
+    """The ratio sits in a line of words across the card: no room beside it, so the card goes above, uncovered."""
+    summary.go_to_build(QUESTIONS.index("output_price") * 2 + 1, animate=False)
+    finish(summary)
+    summary.grab()
+    figure = summary.formula_cards.rects()["output_to_input_price_ratio"]
+    qtbot.mouseClick(summary, Qt.MouseButton.LeftButton, pos=figure.center())
+    card = summary.formula_cards.card
+    assert card.isVisible() and summary.formula_cards.shown_key == "output_to_input_price_ratio"
+    ratio = format_usd(summary.kit.store.report.usd_per_million_output_tokens)
+    assert any(text.replace("\u00a0", " ").startswith(f"= {ratio} ÷ ") for text in card.texts())   # glued units
+    assert summary.rect().contains(card.geometry()) and not card.geometry().intersects(figure)

@@ -200,3 +200,56 @@ def test_the_recaps_slow_bars_name_their_parts_in_their_titles(code):
     assert format_percent(1 - report.decode.utilisation) in compute.title
     assert not any(part.label for row in state.rows for part in row.parts)
     assert all(part.label for row in model.picture(0).rows for part in row.parts)
+
+
+# -- the formula behind each answer's figures -------------------------------------------------------------
+def _at_build(build: int, scenario=DEFAULT_SCENARIO) -> SummaryStory:
+    store = ScenarioStore(scenario)
+    return SummaryStory(Inputs(store.scenario, store.report, build, store.answers.ask, Language("en").text, str))
+
+
+def test_a_question_offers_no_card_its_answer_offers_its_own_figures_and_the_recap_all_of_them():
+    answers = {}
+    for build, name in enumerate(BUILDS):
+        offered = set(_at_build(build).formulas())
+        if build < RECAP_BUILD and not name.endswith("_answer"):
+            assert offered == set(), name                              # the bare question: nothing to explain yet
+        elif build < RECAP_BUILD:
+            answers[name] = offered
+    assert answers["slow_answer"] == {"decode_idle_share"}
+    assert answers["kv_cache_answer"] == {"work_ratio_without_cache", "tokens_processed_without_cache",
+                                          "tokens_processed_with_cache"}
+    assert answers["memory_answer"] == {"weights_bytes_per_gpu", "kv_bytes_per_gpu", "overhead_bytes_per_gpu"}
+    assert answers["output_price_answer"] == {"usd_per_million_input_tokens", "usd_per_million_output_tokens",
+                                              "output_to_input_price_ratio"}
+    assert set(_at_build(RECAP_BUILD).formulas()) == set().union(*answers.values())
+
+
+@pytest.mark.parametrize("mode", ["realistic", "ideal"])
+def test_each_card_is_the_figure_its_picture_draws(mode):
+    recap = _at_build(RECAP_BUILD, dataclasses.replace(DEFAULT_SCENARIO, gpus=4, batch=64, mode=mode))
+    cards, report = recap.formulas(), recap.report
+    slow = recap.picture(0)
+    assert cards["decode_idle_share"].value == slow.rows[1].parts[1].share            # the compute bar's idle part
+    assert cards["decode_idle_share"].result in slow.headline                          # in ideal mode too
+    naive, cached = tokens_processed_without_cache(PLAYBACK_TOKENS), tokens_processed_with_cache(PLAYBACK_TOKENS)
+    assert cards["tokens_processed_without_cache"].value == naive == sum(range(1, PLAYBACK_TOKENS + 1))
+    assert cards["tokens_processed_with_cache"].value == cached
+    assert cards["work_ratio_without_cache"].value == naive / cached
+    sizes = {s.key: s.bytes for s in recap.picture(2).bars[0].segments}
+    for key, segment in (("weights_bytes_per_gpu", "weights"), ("kv_bytes_per_gpu", "kv"),
+                         ("overhead_bytes_per_gpu", "runtime")):
+        assert cards[key].value == pytest.approx(sizes[segment]), key
+    bars = recap.picture(3).bars
+    assert [cards["usd_per_million_input_tokens"].value, cards["usd_per_million_output_tokens"].value] == \
+        pytest.approx([bar.value for bar in bars])
+    assert cards["output_to_input_price_ratio"].value == pytest.approx(bars[1].value / bars[0].value)
+    assert cards["output_to_input_price_ratio"].result in recap.picture(3, compact=True).title
+    assert format_usd(report.usd_per_million_input_tokens) == cards["usd_per_million_input_tokens"].result
+
+
+def test_where_the_weights_alone_overflow_the_card_the_memory_cards_still_give_the_bars_numbers():
+    memory = _at_build(BUILDS.index("memory_answer"), dataclasses.replace(DEFAULT_SCENARIO, gpu="rtx-4090", gpus=1))
+    assert memory.answer_key("memory") == "memory_over"
+    sizes = {s.key: s.bytes for s in memory.picture(2).bars[0].segments}
+    assert memory.formulas()["weights_bytes_per_gpu"].value == sizes["weights"] > memory.report.hbm_bytes_per_gpu

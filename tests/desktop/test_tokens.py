@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from PySide6.QtCore import QMimeData, QTimer
+from PySide6.QtCore import QMimeData, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop.i18n import Language
@@ -78,7 +78,7 @@ def test_counts_in_the_scene_equal_the_engines_for_every_tokenizer(qtbot):
             assert typed == sample or "\r" in sample
             for lane in result.lanes:
                 assert lane.count == count_tokens(lane.tokenizer, typed), (lane.tokenizer, sample)
-            summaries = [d.text for d in _drawn(scene.play_view) if d.key == "summary"]
+            summaries = [d.text for d in _drawn(scene.play_view) if d.key.startswith("summary.")]
             assert len(summaries) == len(result.lanes)
 
 
@@ -330,3 +330,17 @@ def test_a_tokenizer_ticked_whose_cuts_are_known_shows_them_at_once_and_the_capt
     choose(scene, ("o200k_base", "gpt2"))                  # in the registry's order
     assert not scene.story().missing_profiles() and len(scene.ratio_bars.state.bars) == 2
     assert captions and captions[-1] == scene.caption() and "…" not in scene.caption()
+
+
+def test_a_click_on_a_lanes_summary_shows_its_characters_over_its_tokens_in_chinese(qtbot):
+    scene = make(qtbot, "zh")
+    scene.go_to_build(PLAYGROUND)
+    result = played(qtbot, scene, MIXED[0])
+    scene.grab()
+    rects = scene.formula_cards.rects()
+    assert set(rects) == {f"characters_per_token.{r}" for r in range(len(result.lanes))}
+    qtbot.mouseClick(scene, Qt.MouseButton.LeftButton, pos=rects["characters_per_token.1"].center())
+    texts = [t.replace("\u00a0", " ") for t in scene.formula_cards.card.texts()]
+    lane = result.lanes[1]
+    assert "每个 token 的字符数" in texts and f"= {result.characters} ÷ {lane.count}" in texts
+    assert not scene.formula_cards.card.geometry().intersects(rects["characters_per_token.1"])

@@ -10,7 +10,7 @@ import pytest
 
 from desktop.scenes.tokens import pictures as stage
 from desktop.scenes.tokens.corpus import (
-    MAX_PAIRS, app_corpus, corpus_job, cost_per_million_sentences, parse_parallel, pasted_corpus_job,
+    MAX_PAIRS, app_corpus, corpus_job, parse_parallel, pasted_corpus_job,
 )
 from desktop.scenes.tokens.cuts import (
     SEED_EXAMPLES, VISIBLE_CHARS, Cancelled, chosen_ids, chunk_ends, clean_text, count_in_chunks, playground_job,
@@ -18,6 +18,7 @@ from desktop.scenes.tokens.cuts import (
 )
 from engine import Scenario, compute_report
 from engine.catalog import default_catalog
+from engine.token_counts import cost_per_million_sentences
 from engine.token_pieces import joined_bytes, tokenized_bytes
 from engine.tokens import MAX_TEXT_BYTES, count_tokens
 

@@ -145,3 +145,48 @@ def test_results_take_in_profiles_without_losing_the_others():
     more = results.with_profiles({t: profile(t) for t in DEFAULT_TOKENIZERS[1:]})
     assert [p.tokenizer for p in more.profiles] == list(DEFAULT_TOKENIZERS) and more.counting
     assert results.with_profiles(all_profiles(DEFAULT_TOKENIZERS[:1])) == results
+
+
+# -- the formula behind a figure ----------------------------------------------------------------------------------
+def test_each_build_offers_the_cards_of_the_figures_it_draws_and_the_seed_table_none():
+    assert story("what", profiles=all_profiles()).formulas() == {}
+    assert story("chinese").formulas() == {} and story("playground").formulas() == {}     # nothing counted yet
+    ratio = story("chinese", profiles=all_profiles()).formulas()
+    assert set(ratio) == {f"chinese_to_english_tokens.{n}" for n in range(len(DEFAULT_TOKENIZERS))}
+    cost = story("cost", profiles=all_profiles()).formulas()
+    assert set(cost) == {"usd_per_million_input_tokens", "usd_per_million_output_tokens", "output_to_input_price_ratio",
+                         *(f"usd_per_million_sentences.{n}" for n in range(2 * len(DEFAULT_TOKENIZERS)))}
+    assert set(story("cost").formulas()) == {"usd_per_million_input_tokens", "usd_per_million_output_tokens",
+                                             "output_to_input_price_ratio"}          # the prices need no counts
+
+
+def test_each_ratio_and_cost_card_is_the_bar_it_sits_on_from_the_counts_the_story_has():
+    ratio = story("chinese", profiles=all_profiles())
+    bars, cards = ratio.states()["ratio"].bars, ratio.formulas()
+    for n, (bar, tokenizer) in enumerate(zip(bars, DEFAULT_TOKENIZERS, strict=True)):
+        counts = profile(tokenizer).corpus
+        card = cards[f"chinese_to_english_tokens.{n}"]
+        assert card.value == bar.value == sum(counts.zh_tokens) / sum(counts.en_tokens)
+        assert card.values == f"{sum(counts.zh_tokens):,} ÷ {sum(counts.en_tokens):,}"
+        assert ratio.figure_labels()[f"chinese_to_english_tokens.{n}"][:2] == ("ratio", f"value.{n}")
+    cost = story("cost", profiles=all_profiles())
+    bars, cards = cost.states()["cost"].bars, cost.formulas()
+    for n, bar in enumerate(bars):
+        assert cards[f"usd_per_million_sentences.{n}"].value == pytest.approx(bar.value)
+        assert cards[f"usd_per_million_sentences.{n}"].result == bar.value_label
+    prices = cost.states()["price"].bars
+    assert cards["usd_per_million_output_tokens"].value == prices[1].value == REPORT.usd_per_million_output_tokens
+
+
+def test_each_playground_lane_card_divides_the_characters_by_that_lanes_count_without_counting_again(monkeypatch):
+    played = playground_job("推理加速让大模型回答得更快。Inference acceleration.", DEFAULT_TOKENIZERS)
+    import engine.tokens              # every cut and count goes through its vocabulary: none may be read now
+    monkeypatch.setattr(engine.tokens, "vocabulary", lambda *a: pytest.fail("the card tokenized again"))
+    shown = story("playground", played=played)
+    cards = shown.formulas()
+    for r, lane in enumerate(played.lanes):
+        card = cards[f"characters_per_token.{r}"]
+        assert card.value == played.characters / lane.count and card.values.endswith(f" ÷ {lane.count}")
+        assert f"per={card.result}" in shown.states()["playground"].rows[r].cells[0].summary    # the lane's own words
+    counting = story("playground", played=dataclasses.replace(played, characters=0), counting=True)
+    assert counting.formulas() == {}                                      # "Counting…": no lanes, no cards

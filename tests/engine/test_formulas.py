@@ -10,7 +10,7 @@ import pytest
 
 from engine import InputError, Scenario, compute_report, roofline
 from engine.formulas import KEYS, formula
-from engine.units import format_parameters
+from engine.units import format_bytes, format_parameters, format_percent, format_usd
 
 DEFAULT = Scenario(gpus=2)                                   # Llama 3.1 70B, FP16, two H800s
 SCENARIOS = [
@@ -41,6 +41,9 @@ def test_every_formula_gives_the_reports_own_number(scenario):
         "tokens_per_second": scenario.batch / r.tpot_seconds,
         "usd_per_million_input_tokens": r.usd_per_million_input_tokens,
         "usd_per_million_output_tokens": r.usd_per_million_output_tokens,
+        "output_to_input_price_ratio": r.usd_per_million_output_tokens / r.usd_per_million_input_tokens,
+        "overhead_bytes_per_gpu": r.overhead_bytes_per_gpu,
+        "decode_idle_share": 1 - r.decode.utilisation,             # the summary's, in either mode
         # scene 1 shows the roofline's busy share in ideal mode and the engine's utilisation in realistic mode
         "idle_share": (1 - roofline.utilisation(r.gpu, r.weights_precision, r.decode.flops_per_byte))
         if scenario.mode == "ideal" else 1 - r.decode.utilisation,
@@ -145,3 +148,29 @@ def test_what_each_gpu_keeps_is_the_whole_over_the_gpus_written_in_its_values_li
             over = int(shown.values.rsplit(" ÷ ", 1)[1].replace(",", ""))
             assert shown.value == pytest.approx(whole / over, rel=1e-9), key
         assert shown.result == shown.lines()[2].removeprefix("= ")
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"{s.model}-{s.gpus}-{s.mode}")
+def test_the_runtime_allowance_adds_up_from_its_values_line(scenario):
+    """The memory bars' runtime part: 1 GiB + tokens of the biggest pass × activations a token + the logits."""
+    r = compute_report(scenario)
+    shown = formula(r, "overhead_bytes_per_gpu")
+    terms = {t.symbol: t.value for t in shown.terms}
+    assert terms["T"] == f"{min(scenario.batch * scenario.prompt_tokens, 8192):,}"      # a prefill chunk at most
+    assert terms["n"] == f"{scenario.batch:,}" and terms["V"] == f"{r.model.vocab_size:,}"
+    logits = scenario.batch * r.model.vocab_size * 4
+    runtime, per_token = 2**30, (r.overhead_bytes_per_gpu - 2**30 - logits) / int(terms["T"].replace(",", ""))
+    assert terms["a"] == format_bytes(per_token) and terms["R"] == format_bytes(runtime)
+
+
+def test_in_ideal_mode_the_summarys_idle_share_is_the_engines_utilisation_not_the_rooflines():
+    r = compute_report(Scenario(gpus=4, batch=64, mode="ideal"))
+    assert formula(r, "decode_idle_share").result == format_percent(1 - r.decode.utilisation)     # 81.3%
+    assert formula(r, "idle_share").result != formula(r, "decode_idle_share").result          # scene 1's: 83.1%
+
+
+def test_the_price_ratio_divides_the_two_prices_it_shows():
+    shown = formula(compute_report(DEFAULT), "output_to_input_price_ratio")
+    assert shown.values == f"{format_usd(compute_report(DEFAULT).usd_per_million_output_tokens)} ÷ " \
+                           f"{format_usd(compute_report(DEFAULT).usd_per_million_input_tokens)}"
+    assert shown.result == "211×"            # $32.4 ÷ $0.154 on two H800s at $2 an hour, batch 1

@@ -53,7 +53,9 @@ BUILD_CHANGES: dict[str, dict] = {
     "compare": {},
 }
 WAYS = ("quantise", "split", "smaller")          # the comparison, left to right
-BAR_FORMULAS = {"weights_bytes_per_gpu": "column.weights", "kv_bytes_per_gpu": "column.kv"}   # and their labels
+# The figures of a bar with a formula card, and their labels: what each GPU keeps.
+BAR_FORMULAS = {"weights_bytes_per_gpu": "column.weights", "kv_bytes_per_gpu": "column.kv",
+                "overhead_bytes_per_gpu": "column.runtime"}
 
 
 def story_scenario(base: Scenario, phase: str) -> Scenario:

@@ -24,10 +24,11 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable, Mapping
 
+from desktop.kit import questions
 from desktop.kit.answers import refused
 from desktop.kit.story import Story
 from desktop.scenes.kv_cache.pictures import PLAYBACK_TOKENS, work_curves
-from desktop.scenes.model_memory.story import bars_state, scale_for
+from desktop.scenes.model_memory.story import BAR_FORMULAS, bars_state, scale_for
 from desktop.scenes.registry import SceneEntry, scene_entries
 from engine import InputError, Report
 from engine.kv_cache import work_ratio_without_cache
@@ -45,6 +46,19 @@ LINKED_SCENES: dict[str, tuple[str, ...]] = {
     "memory": ("model_memory", "kv_cache"),
     "output_price": ("tokens", "prefill_decode"),
 }
+# Each answer's figures with a formula card (``SummaryStory.formulas``), by figure key: the label that shows it,
+# on the answer's picture ("answer": the card's own words). The price ratio is in the answer's words on its own
+# build and heads the price bars in the recap.
+FIGURES: dict[str, dict[str, str]] = {
+    "slow": {"decode_idle_share": "headline"},
+    "kv_cache": {"work_ratio_without_cache": "headline", "tokens_processed_without_cache": "title.naive",
+                 "tokens_processed_with_cache": "title.cached"},
+    "memory": dict(BAR_FORMULAS),
+    "output_price": {"usd_per_million_input_tokens": "value.0", "usd_per_million_output_tokens": "value.1",
+                     "output_to_input_price_ratio": "answer"},
+}
+RECAP_LABELS = {"output_to_input_price_ratio": "title"}      # the recap's price bars are titled by the ratio
+CACHE_WORK_FIGURES = frozenset(FIGURES["kv_cache"])          # figures of the work at the seed's N, not of a report
 # One build asks a question, the next reveals its answer; the last shows all four answers side by side.
 BUILDS = tuple(name for question in QUESTIONS for name in (question, f"{question}_answer")) + ("recap",)
 RECAP_BUILD = len(BUILDS) - 1
@@ -265,6 +279,28 @@ class SummaryStory(Story):
 
     def focus(self) -> tuple[int | None, bool]:
         return focus(self.build)
+
+    def shown_figures(self) -> dict[str, tuple[int, str]]:
+        """The figures with a formula card on the stage now, by key: (the answer showing it, its label there);
+        none before an answer is revealed."""
+        question, revealed = self.focus()
+        if not revealed:
+            return {}
+        recap = question is None
+        return {key: (n, RECAP_LABELS.get(key, label) if recap else label)
+                for n, name in enumerate(QUESTIONS) if recap or n == question for key, label in FIGURES[name].items()}
+
+    def formulas(self) -> dict:
+        """The formula behind each figure shown (``shown_figures``): the shared scenario's report's, and the work
+        of the seed's N tokens with and without a cache (``engine.cache_work_formulas``)."""
+        found = {}
+        for key in self.shown_figures():
+            if key in CACHE_WORK_FIGURES:
+                answer = self.ask(questions.cache_work_formula, key, PLAYBACK_TOKENS)
+                found.update({} if isinstance(answer, InputError) else {key: answer})
+            else:
+                found.update(self.formula(self.scenario, key))
+        return found
 
     def picture_floor_scale(self) -> float:
         """How much above the floor a share-bars picture draws its words: more alone on its own build."""

@@ -78,6 +78,13 @@ class SummaryScene(Scene):
         for bars in self._share_bars:
             bars.set_theme(theme)
 
+    def figure_places(self) -> dict:
+        """Each shown figure's label on its answer's picture, or (the answer's words) on its question card."""
+        places = {}
+        for key, (n, label) in self.story().shown_figures().items():
+            places[key] = (self.cards[n] if label == "answer" else self.pictures[n], (label,))
+        return places
+
     # -- what tests and the frame read ------------------------------------------------------------
     def focused_question(self) -> int | None:
         return self.story().focus()[0]

@@ -9,7 +9,7 @@ or with an empty side, is skipped and counted, so the scene can say so.
 The ratio of a tokenizer is the tokens of all Chinese sentences over the tokens
 of all English sentences (a sum, so a long pair weighs more than a short one, as
 it does on a bill). The cost of the same content is that many tokens at the
-report's price of a million output tokens (``cost_per_million_sentences``).
+report's price of a million output tokens (``engine.token_counts.cost_per_million_sentences``).
 
 A pasted side is cleaned as the playground's text is (``cuts.clean_text``:
 an unpaired surrogate becomes U+FFFD), so no tokenizer is handed text it cannot
@@ -24,6 +24,7 @@ from functools import lru_cache
 from importlib import resources
 
 from .cuts import Cancelled, clean_text
+from engine.token_counts import token_ratio, tokens_per_sentence
 from engine.tokens import count_tokens, load, tokenizer_for_model
 
 CORPUS_FILE = "parallel_zh_en.txt"
@@ -101,15 +102,15 @@ class CorpusCounts:
     @property
     def ratio(self) -> float:
         """Chinese tokens per English token for the same meaning (0 when there is no English)."""
-        return self.zh_total / self.en_total if self.en_total else 0.0
+        return token_ratio(self.zh_total, self.en_total)
 
     @property
     def zh_per_pair(self) -> float:
-        return self.zh_total / len(self.zh_tokens) if self.zh_tokens else 0.0
+        return tokens_per_sentence(self.zh_total, len(self.zh_tokens))
 
     @property
     def en_per_pair(self) -> float:
-        return self.en_total / len(self.en_tokens) if self.en_tokens else 0.0
+        return tokens_per_sentence(self.en_total, len(self.en_tokens))
 
 
 def count_pairs(tokenizer: str, parallel: ParallelText, cancelled: threading.Event | None = None) -> CorpusCounts:
@@ -166,8 +167,3 @@ def counted_tokenizers(chosen: tuple[str, ...], model: str) -> tuple[str, ...]:
     mine = tokenizer_for_model(model)
     return chosen + ((mine.id,) if mine is not None and mine.id not in chosen else ())
 
-
-def cost_per_million_sentences(tokens_per_pair: float, usd_per_million_tokens: float) -> float:
-    """US dollars for a million sentences of ``tokens_per_pair`` tokens each: that is ``tokens_per_pair``
-    million tokens, so the price of a million tokens times ``tokens_per_pair`` (no physics: a unit change)."""
-    return tokens_per_pair * usd_per_million_tokens

@@ -12,12 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from engine import InputError, Report
+from engine.token_counts import characters_per_token, cost_per_million_sentences
 from engine.tokens import tokenizer_for_model
 from engine.units import format_bytes, format_count, format_number, format_ratio, format_seconds, format_usd
 from widgets.ratio_bars_state import Bar, RatioBarsState, price_bars_state
 from widgets.token_view_state import Chip, TokenCell, TokenRow, TokenViewState
 
-from .corpus import CorpusCounts, cost_per_million_sentences
+from .corpus import CorpusCounts
 from .cuts import SEED_EXAMPLES, PlaygroundResult, SeedCut, chips_for, short_name, visible
 
 Text = Callable[..., str]
@@ -127,7 +128,7 @@ def playground_state(result: PlaygroundResult | None, text: Text, show_whitespac
         return TokenViewState((), footer=text("label.counting"))
     rows = []
     for lane in result.lanes:
-        per = result.characters / lane.count if lane.count else 0.0
+        per = characters_per_token(result.characters, lane.count)
         summary = text("label.lane_summary", count=lane.count, n=format_count(lane.count),
                        per=format_number(per) if lane.count else "–")
         rows.append(TokenRow(short_name(lane.tokenizer),

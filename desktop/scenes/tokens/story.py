@@ -16,7 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from desktop.kit import questions
 from desktop.kit.story import Story
+from engine import InputError
 from engine.units import format_bytes, format_count
 
 from . import pictures
@@ -145,11 +147,55 @@ class TokensStory(Story):
     def playground(self):
         """The playground's lanes; "Counting…" while the box holds text whose count has not arrived, never the
         note of an empty box counted before."""
+        return pictures.playground_state(self.played, self.text, self.choices.show_spaces, self.choices.show_ids)
+
+    @property
+    def played(self) -> PlaygroundResult | None:
+        """The playground's counts shown (None: "Counting…", for a box whose text was not counted yet)."""
         results = self.results
         played = results.played
         if played is not None and played.characters == 0 and results.counting and not results.box_empty:
-            played = None
-        return pictures.playground_state(played, self.text, self.choices.show_spaces, self.choices.show_ids)
+            return None
+        return played
+
+    # -- the formula behind a figure -----------------------------------------------------------------------------
+    def figure_labels(self) -> dict[str, tuple[str, str, tuple]]:
+        """Each figure of this build with a formula card: (the widget drawing it, as in ``states``; its label
+        there; what the card is asked with: None for a figure of the report, else the counts the story has)."""
+        page, found = self.page, {}
+        shown = [c for c in self.counts or () if c.tokenizer in self.choices.chosen]
+        if page == "ratio":
+            for n, c in enumerate(shown):
+                found[f"chinese_to_english_tokens.{n}"] = ("ratio", f"value.{n}", (c.zh_total, c.en_total))
+        elif page == "cost":
+            found.update({"usd_per_million_input_tokens": ("price", "value.0", None),
+                          "usd_per_million_output_tokens": ("price", "value.1", None),
+                          "output_to_input_price_ratio": ("price", "footer", None)})
+            if not isinstance(self.report, InputError):
+                price = self.report.usd_per_million_output_tokens
+                for n, c in enumerate(shown):
+                    for side, tokens in enumerate((c.zh_tokens, c.en_tokens)):
+                        found[f"usd_per_million_sentences.{2 * n + side}"] = (
+                            "cost", f"value.{2 * n + side}", (sum(tokens), len(tokens), price))
+        elif page == "playground" and self.played is not None:
+            for r, lane in enumerate(self.played.lanes):
+                if lane.count:
+                    found[f"characters_per_token.{r}"] = ("playground", f"summary.{r}.0",
+                                                          (self.played.characters, lane.count))
+        return found
+
+    def formulas(self) -> dict:
+        """The formula behind each figure of ``figure_labels``: the report's, or one of the counts the tokenizer
+        process sent back (``engine.token_formulas``; nothing is tokenized again)."""
+        found = {}
+        for key, (_widget, _label, counts) in self.figure_labels().items():
+            if counts is None:
+                found.update(self.formula(self.scenario, key))
+                continue
+            answer = self.ask(questions.token_formula, key.split(".")[0], *counts)
+            if not isinstance(answer, InputError):
+                found[key] = answer
+        return found
 
     def parallel_status(self) -> str:
         """The line under the parallel-text box: what the person's text gave, or that the app's corpus is shown."""

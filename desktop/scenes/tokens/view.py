@@ -134,6 +134,11 @@ class TokensScene(Scene):
             self.widgets[name].set_state(state)
         self._side.parallel_status.setText(story.parallel_status())
 
+    def figure_places(self) -> dict:
+        """Each figure's label on the widget drawing it (``TokensStory.figure_labels``)."""
+        return {key: (self.widgets[widget], (label,))
+                for key, (widget, label, _counts) in self.story().figure_labels().items()}
+
     def on_report(self, scenario, report) -> None:
         super().on_report(scenario, report)
         self._ask()                                # another model: its tokenizer's counts, for the notes
