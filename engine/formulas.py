@@ -31,7 +31,13 @@ The figures:
 - ``tpot_seconds``: all decode time ÷ (output tokens − 1) (``engine.request``);
 - ``tokens_per_second``: sequences ÷ time per token;
 - ``usd_per_million_input_tokens`` and ``usd_per_million_output_tokens``: GPU time a token
-  takes × the price of that time (``engine.cost.token_prices``).
+  takes × the price of that time (``engine.cost.token_prices``);
+- ``ttft_seconds``: the prefill's FLOP at the share of the GPUs' peak it reaches (and the draft's prefill);
+- ``tokens_per_second_per_gpu``: sequences ÷ (time per token × GPUs) (scene 7's lever tables);
+- ``step_idle_share``: one minus the decode step's achieved FLOP/s over the peak of all GPUs in either mode
+  (the report's utilisation, as scene 7's belt shows it);
+- ``max_batch``: the sequences that fit: ⌊room for KV ÷ one sequence's KV⌋ per GPU, in each replica
+  (``engine.levers.kv_allocation.sequence_fit``).
 """
 from __future__ import annotations
 
@@ -104,10 +110,14 @@ def _idle_share(r: Report, at: float | None = None) -> Formula:
                        (Term("I", "intensity", format_intensity(intensity)),
                         Term("ridge", "ridge", format_intensity(ridge))),
                        "engine.roofline.utilisation")
+    return _step_idle_share(r, "idle_share")
+
+
+def _step_idle_share(r: Report, key: str = "step_idle_share") -> Formula:
     batch, gpus, peak = r.scenario.batch, r.scenario.gpus, r.peak_flops_per_gpu
     step = r.decode.seconds_per_token
     idle = 1.0 - r.decode.utilisation
-    return Formula("idle_share", "idle = 1 − (F × n) ÷ (t × g × P)",
+    return Formula(key, "idle = 1 − (F × n) ÷ (t × g × P)",
                    f"1 − ({format_flop(r.decode.flops_per_token)} × {format_count(batch)}) ÷ "
                    f"({format_seconds(step)} × {format_count(gpus)} × {format_flops(peak)})",
                    format_percent(idle), idle,
@@ -252,6 +262,45 @@ def _price(r: Report, direction: str) -> Formula:
                    (Term("t", "tpot", format_seconds(r.tpot_seconds)), *price_terms), "engine.cost.token_prices")
 
 
+def _ttft(r: Report) -> Formula:
+    p, g, peak = r.prefill, r.scenario.gpus, r.peak_flops_per_gpu
+    spec = r.speculative
+    if spec is not None:         # the draft reads the prompt too (engine.levers.on_report)
+        return Formula("ttft_seconds", "t_first = T_prefill + T_draft",
+                       f"{format_seconds(p.seconds)} + {format_seconds(spec.draft_prefill_seconds)}",
+                       format_seconds(r.ttft_seconds), r.ttft_seconds,
+                       (Term("T_prefill", "prefill_pass_seconds", format_seconds(p.seconds)),
+                        Term("T_draft", "draft_prefill_seconds", format_seconds(spec.draft_prefill_seconds))),
+                       "engine.request (prefill pass) + engine.levers.speculative")
+    return Formula("ttft_seconds", "t_first = F ÷ (g × P × u)",
+                   f"{format_flop(p.flops)} ÷ ({format_count(g)} × {format_flops(peak)} × {format_percent(p.utilisation)})",
+                   format_seconds(r.ttft_seconds), r.ttft_seconds,
+                   (Term("F", "prefill_flop", format_flop(p.flops)), Term("g", "gpus", format_count(g)),
+                    Term("P", "peak", format_flops(peak)), Term("u", "prefill_busy", format_percent(p.utilisation))),
+                   "engine.request.time_pass (prefill)")
+
+
+def _tokens_per_second_per_gpu(r: Report) -> Formula:
+    n, g, t = r.scenario.batch, r.scenario.gpus, r.tpot_seconds
+    rate = n / (t * g)
+    return Formula("tokens_per_second_per_gpu", "rate = n ÷ (t × g)",
+                   f"{format_count(n)} ÷ ({format_seconds(t)} × {format_count(g)})", format_number(rate), rate,
+                   (Term("n", "batch", format_count(n)), Term("t", "tpot", format_seconds(t)),
+                    Term("g", "gpus", format_count(g))), "engine.levers.outcome.figures_of")
+
+
+def _max_batch(r: Report) -> Formula:
+    fit = r.sequence_fit
+    room, one = format_bytes(fit.room_bytes_per_gpu), format_bytes(fit.sequence_bytes_per_gpu)
+    terms = (Term("R", "kv_room", room), Term("S", "sequence_kv", one))
+    symbols, values = "n = ⌊R ÷ S⌋", f"⌊{room} ÷ {one}⌋"
+    if fit.replicas > 1:
+        symbols, values = symbols + " × r", values + f" × {format_count(fit.replicas)}"
+        terms += (Term("r", "replicas", format_count(fit.replicas)),)
+    return Formula("max_batch", symbols, values, format_count(r.max_batch), r.max_batch, terms,
+                   "engine.levers.kv_allocation.sequence_fit")
+
+
 BUILDERS: dict[str, Callable[..., Formula]] = {
     "ridge_point": _ridge_point,
     "decode_intensity": _decode_intensity,
@@ -265,6 +314,10 @@ BUILDERS: dict[str, Callable[..., Formula]] = {
     "tokens_per_second": _tokens_per_second,
     "usd_per_million_input_tokens": lambda r: _price(r, "input"),
     "usd_per_million_output_tokens": lambda r: _price(r, "output"),
+    "ttft_seconds": _ttft,
+    "tokens_per_second_per_gpu": _tokens_per_second_per_gpu,
+    "max_batch": _max_batch,
+    "step_idle_share": _step_idle_share,
 }
 KEYS = tuple(BUILDERS)
 TAKES_AT = frozenset({"idle_share", "kv_bytes"})     # figures a stage may show at a value of its own

@@ -120,7 +120,8 @@ class FigureFormulas:
         self.card.raise_()
 
     def _place(self, figure: QRect | None) -> None:
-        """Beside the figure where there is room (right of it, else left), top-aligned with it, inside the stage."""
+        """Beside the figure where there is room (right of it, else left), top-aligned with it; else above or below
+        it (a wide figure: the belt's idle share); inside the stage."""
         scene, card = self._scene, self.card
         width = min(max(CARD_MIN_WIDTH_PX, round(scene.width() * CARD_WIDTH_SHARE)), scene.width())
         card.setFixedWidth(width)
@@ -129,8 +130,13 @@ class FigureFormulas:
         card.setFixedHeight(max(height, card.minimumSizeHint().height()) if height < scene.height() else height)
         figure = figure or QRect(0, 0, scene.width(), scene.height())
         x = figure.right() + 8 if figure.right() + 8 + width <= scene.width() else figure.left() - 8 - width
+        y = figure.top()
+        if x < 0 and figure.top() - 8 - card.height() >= 0:
+            x, y = figure.left(), figure.top() - 8 - card.height()
+        elif x < 0 and figure.bottom() + 8 + card.height() <= scene.height():
+            x, y = figure.left(), figure.bottom() + 8
         x = max(0, min(x, scene.width() - width))
-        y = max(0, min(figure.top(), scene.height() - card.height()))
+        y = max(0, min(y, scene.height() - card.height()))
         card.move(x, y)
 
     # -- clicks --------------------------------------------------------------------------------------

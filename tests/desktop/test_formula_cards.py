@@ -231,3 +231,5 @@ def test_every_card_a_build_offers_ends_in_the_number_its_label_shows(make_windo
     assert {"weights_bytes_per_gpu", "kv_bytes_per_gpu"} <= offered["model_memory"]
     assert {"weights_bytes", "weights_bytes_per_gpu"} <= offered["one_token"]
     assert offered["prefill_decode"] == {"tpot_seconds"}
+    assert offered["levers"] == {"step_idle_share", "tpot_seconds", "ttft_seconds", "tokens_per_second_per_gpu",
+                                 "usd_per_million_output_tokens", "max_batch"}
