@@ -59,3 +59,15 @@ def context_sweep(catalog, scenario: Scenario, contexts: tuple[int, ...]) -> Con
     checked = sweep.checked_contexts(contexts)
     return ContextSweep(checked, sweep.kv_bytes_for_contexts(scenario, checked, catalog),
                         sweep.free_bytes_per_gpu_for_contexts(scenario, checked, catalog))
+
+
+def plan_formula(catalog, plan, key: str) -> Formula:
+    """The formula behind figure ``key`` of a fleet ``plan`` (``engine.plan_formulas``)."""
+    from engine.plan_formulas import formula as of_plan
+    return of_plan(plan, key)
+
+
+def knee_formula(catalog, rates: tuple[float, ...], ttft_p90_seconds: tuple[float, ...]) -> Formula:
+    """The knee of a latency curve given as its rates and P90 first-token times (``engine.plan_formulas``)."""
+    from engine.plan_formulas import knee_formula as of_curve
+    return of_curve(rates, ttft_p90_seconds)

@@ -233,3 +233,5 @@ def test_every_card_a_build_offers_ends_in_the_number_its_label_shows(make_windo
     assert offered["prefill_decode"] == {"tpot_seconds"}
     assert offered["levers"] == {"step_idle_share", "tpot_seconds", "ttft_seconds", "tokens_per_second_per_gpu",
                                  "usd_per_million_output_tokens", "max_batch"}
+    assert offered["serving"] == {"fleet_gpus", "fleet_nodes", "fleet_usd_per_million_input_tokens",
+                                  "fleet_usd_per_million_output_tokens", "knee_requests_per_second"}
