@@ -36,6 +36,7 @@ The figures:
 - ``tokens_per_second_per_gpu``: sequences ÷ (time per token × GPUs) (scene 7's lever tables);
 - ``step_idle_share``: one minus the decode step's achieved FLOP/s over the peak of all GPUs in either mode
   (the report's utilisation, as scene 7's belt shows it);
+- ``decode_step_seconds``: one decode step, the larger of its compute and memory time and the rest (scene 9);
 - ``max_batch``: the sequences that fit: ⌊room for KV ÷ one sequence's KV⌋ per GPU, in each replica
   (``engine.levers.kv_allocation.sequence_fit``).
 """
@@ -301,6 +302,18 @@ def _max_batch(r: Report) -> Formula:
                    "engine.levers.kv_allocation.sequence_fit")
 
 
+def _decode_step(r: Report) -> Formula:
+    d = r.decode
+    c, m, step = d.compute_seconds, d.memory_seconds, d.seconds_per_token
+    rest = step - max(c, m)      # what no FLOP or byte of the larger term sets: overlap, links, per-step costs
+    return Formula("decode_step_seconds", "t = max(t_F, t_M) + t_rest",
+                   f"max({format_seconds(c)}, {format_seconds(m)}) + {format_seconds(rest)}",
+                   format_seconds(step), step,
+                   (Term("t_F", "step_compute_seconds", format_seconds(c)),
+                    Term("t_M", "step_memory_seconds", format_seconds(m)),
+                    Term("t_rest", "step_rest_seconds", format_seconds(rest))), "engine.request.time_pass (decode)")
+
+
 BUILDERS: dict[str, Callable[..., Formula]] = {
     "ridge_point": _ridge_point,
     "decode_intensity": _decode_intensity,
@@ -318,6 +331,7 @@ BUILDERS: dict[str, Callable[..., Formula]] = {
     "tokens_per_second_per_gpu": _tokens_per_second_per_gpu,
     "max_batch": _max_batch,
     "step_idle_share": _step_idle_share,
+    "decode_step_seconds": _decode_step,
 }
 KEYS = tuple(BUILDERS)
 TAKES_AT = frozenset({"idle_share", "kv_bytes"})     # figures a stage may show at a value of its own

@@ -80,7 +80,7 @@ class ShareBars(StateWidget):
         for row in state.rows:
             y = top
             if titles:
-                texts.place("title", row.title, QRectF(margin, y, width, line), px, False, LEFT)
+                texts.place(f"title.{row.key}", row.title, QRectF(margin, y, width, line), px, False, LEFT)
                 y += line + GAP_PX
             bar = QRectF(margin, y, width, bar_h)
             rects, spans = self._parts(bar, row, state.grow)
@@ -89,7 +89,8 @@ class ShareBars(StateWidget):
                 below = QRectF(margin, bar.bottom() + GAP_PX, width, line)
                 # The largest part's label first: a sliver's label gives way to it, never the other way round.
                 for part, (left, right) in sorted(zip(row.parts, spans), key=lambda ps: -ps[0].share):
-                    texts.place("part", part.label, below, px, False, LEFT, centre_x=(left + right) / 2)
+                    texts.place(f"part.{row.key}.{part.key}", part.label, below, px, False, LEFT,
+                                centre_x=(left + right) / 2)
             top += per_row
         return bars, texts
 

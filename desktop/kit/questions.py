@@ -71,3 +71,10 @@ def knee_formula(catalog, rates: tuple[float, ...], ttft_p90_seconds: tuple[floa
     """The knee of a latency curve given as its rates and P90 first-token times (``engine.plan_formulas``)."""
     from engine.plan_formulas import knee_formula as of_curve
     return of_curve(rates, ttft_p90_seconds)
+
+
+def probe_formula(catalog, device, key: str, pass_name: str = "decode") -> Formula:
+    """The formula behind figure ``key`` of a ``device`` the probe measured, or of its ``pass_name`` pass
+    (``engine.probe_formulas``)."""
+    from engine.probe_formulas import formula as of_probe
+    return of_probe(device, key, pass_name)

@@ -235,3 +235,4 @@ def test_every_card_a_build_offers_ends_in_the_number_its_label_shows(make_windo
                                  "usd_per_million_output_tokens", "max_batch"}
     assert offered["serving"] == {"fleet_gpus", "fleet_nodes", "fleet_usd_per_million_input_tokens",
                                   "fleet_usd_per_million_output_tokens", "knee_requests_per_second"}
+    assert offered["your_machine"] == {"ridge_point", "step_idle_share", "decode_step_seconds"}   # nothing measured

@@ -45,6 +45,7 @@ def test_every_formula_gives_the_reports_own_number(scenario):
         "tokens_per_second_per_gpu": scenario.batch / (r.tpot_seconds * scenario.gpus),
         "max_batch": r.max_batch,
         "step_idle_share": 1 - r.decode.utilisation,                 # scene 7's belt, in either mode
+        "decode_step_seconds": r.decode.seconds_per_token,
         # scene 1 shows the roofline's busy share in ideal mode and the engine's utilisation in realistic mode
         "idle_share": (1 - roofline.utilisation(r.gpu, r.weights_precision, r.decode.flops_per_byte))
         if scenario.mode == "ideal" else 1 - r.decode.utilisation,
