@@ -20,7 +20,7 @@ from engine.layout import Layout, plan_layout
 from engine.levers.draft import draft_layout, resolve_draft
 from engine.levers.fields import check_reservation
 from engine.levers.kv_allocation import kv_tokens_held_by
-from engine.levers.on_report import max_batch_of, with_speculative_decoding
+from engine.levers.on_report import sequence_fit_of, with_speculative_decoding
 from engine.memory import MemoryPlan, plan_memory
 from engine.parameters import ParameterCounts, parameter_counts
 from engine.passes import DecodeStepWork, PassWork, decode_step_work, micro_batches, prefill_work
@@ -211,6 +211,8 @@ def _report(s: Setup) -> Report:
     prices = token_prices(prefill_timing.seconds, timeline.tpot_seconds, g, sc.batch,
                           sc.prompt_tokens, sc.usd_per_gpu_hour)
     eff = machine.efficiency
+    fit = sequence_fit_of(s, memory.capacity_bytes_per_gpu - memory.weights_bytes_per_gpu
+                          - memory.allowance_bytes_per_gpu)
     return with_speculative_decoding(s, Report(
         weights_bytes=memory.weights_bytes,
         weights_bytes_per_gpu=memory.weights_bytes_per_gpu,
@@ -256,8 +258,8 @@ def _report(s: Setup) -> Report:
         weight_only=s.compute_precision != s.weights.compute_precision,
         decode_seconds=timeline.decode_seconds,
         output_to_input_price_ratio=prices.output_to_input_ratio,
-        max_batch=max_batch_of(s, memory.capacity_bytes_per_gpu - memory.weights_bytes_per_gpu
-                               - memory.allowance_bytes_per_gpu),
+        sequence_fit=fit,
+        max_batch=fit.sequences,
         scenario=sc, gpu=s.gpu, model=s.model, weights_precision=s.weights, kv_precision=s.kv,
     ))
 

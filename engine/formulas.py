@@ -19,7 +19,6 @@ The figures:
   1 − min(I, ridge) ÷ ridge (``engine.roofline.utilisation``); realistic mode: one minus
   the achieved FLOP/s over the peak of all GPUs, as the report's utilisation. ``at``: an
   intensity of the stage's own (scene 1's control), always the roofline's form;
-- ``decode_idle_share``: the realistic form in either mode, as the summary shows it (1 − the report's utilisation);
 - ``weights_bytes``: parameters × bytes per weight (``engine.deployment.Deployment.weights_bytes``);
 - ``weights_bytes_per_gpu`` and ``kv_bytes_per_gpu``: what each GPU keeps of the weights and of the batch's
   KV cache (``engine.memory.plan_memory``): the whole ÷ the GPUs it is shared out over, or × each GPU's share
@@ -36,6 +35,13 @@ The figures:
 - ``usd_per_million_input_tokens`` and ``usd_per_million_output_tokens``: GPU time a token
   takes × the price of that time (``engine.cost.token_prices``);
 - ``output_to_input_price_ratio``: the output price ÷ the input price.
+- ``ttft_seconds``: the prefill's FLOP at the share of the GPUs' peak it reaches (and the draft's prefill);
+- ``tokens_per_second_per_gpu``: sequences ÷ (time per token × GPUs) (scene 7's lever tables);
+- ``step_idle_share``: one minus the decode step's achieved FLOP/s over the peak of all GPUs in either mode
+  (the report's utilisation, as scene 7's belt shows it);
+- ``decode_step_seconds``: one decode step, the larger of its compute and memory time and the rest (scene 9);
+- ``max_batch``: the sequences that fit: ⌊room for KV ÷ one sequence's KV⌋ per GPU, in each replica
+  (``engine.levers.kv_allocation.sequence_fit``).
 """
 from __future__ import annotations
 
@@ -108,14 +114,14 @@ def _idle_share(r: Report, at: float | None = None) -> Formula:
                        (Term("I", "intensity", format_intensity(intensity)),
                         Term("ridge", "ridge", format_intensity(ridge))),
                        "engine.roofline.utilisation")
-    return replace(_decode_idle_share(r), key="idle_share")
+    return _step_idle_share(r, "idle_share")
 
 
-def _decode_idle_share(r: Report) -> Formula:
+def _step_idle_share(r: Report, key: str = "step_idle_share") -> Formula:
     batch, gpus, peak = r.scenario.batch, r.scenario.gpus, r.peak_flops_per_gpu
     step = r.decode.seconds_per_token
     idle = 1.0 - r.decode.utilisation
-    return Formula("decode_idle_share", "idle = 1 − (F × n) ÷ (t × g × P)",
+    return Formula(key, "idle = 1 − (F × n) ÷ (t × g × P)",
                    f"1 − ({format_flop(r.decode.flops_per_token)} × {format_count(batch)}) ÷ "
                    f"({format_seconds(step)} × {format_count(gpus)} × {format_flops(peak)})",
                    format_percent(idle), idle,
@@ -281,13 +287,61 @@ def _price_ratio(r: Report) -> Formula:
                    format_ratio(r.output_to_input_price_ratio), r.output_to_input_price_ratio,
                    (Term("$_out", "usd_per_million_output", format_usd(usd_out)),
                     Term("$_in", "usd_per_million_input", format_usd(usd_in))), "engine.cost.token_prices")
+def _ttft(r: Report) -> Formula:
+    p, g, peak = r.prefill, r.scenario.gpus, r.peak_flops_per_gpu
+    spec = r.speculative
+    if spec is not None:         # the draft reads the prompt too (engine.levers.on_report)
+        return Formula("ttft_seconds", "t_first = T_prefill + T_draft",
+                       f"{format_seconds(p.seconds)} + {format_seconds(spec.draft_prefill_seconds)}",
+                       format_seconds(r.ttft_seconds), r.ttft_seconds,
+                       (Term("T_prefill", "prefill_pass_seconds", format_seconds(p.seconds)),
+                        Term("T_draft", "draft_prefill_seconds", format_seconds(spec.draft_prefill_seconds))),
+                       "engine.request (prefill pass) + engine.levers.speculative")
+    return Formula("ttft_seconds", "t_first = F ÷ (g × P × u)",
+                   f"{format_flop(p.flops)} ÷ ({format_count(g)} × {format_flops(peak)} × {format_percent(p.utilisation)})",
+                   format_seconds(r.ttft_seconds), r.ttft_seconds,
+                   (Term("F", "prefill_flop", format_flop(p.flops)), Term("g", "gpus", format_count(g)),
+                    Term("P", "peak", format_flops(peak)), Term("u", "prefill_busy", format_percent(p.utilisation))),
+                   "engine.request.time_pass (prefill)")
+
+
+def _tokens_per_second_per_gpu(r: Report) -> Formula:
+    n, g, t = r.scenario.batch, r.scenario.gpus, r.tpot_seconds
+    rate = n / (t * g)
+    return Formula("tokens_per_second_per_gpu", "rate = n ÷ (t × g)",
+                   f"{format_count(n)} ÷ ({format_seconds(t)} × {format_count(g)})", format_number(rate), rate,
+                   (Term("n", "batch", format_count(n)), Term("t", "tpot", format_seconds(t)),
+                    Term("g", "gpus", format_count(g))), "engine.levers.outcome.figures_of")
+
+
+def _max_batch(r: Report) -> Formula:
+    fit = r.sequence_fit
+    room, one = format_bytes(fit.room_bytes_per_gpu), format_bytes(fit.sequence_bytes_per_gpu)
+    terms = (Term("R", "kv_room", room), Term("S", "sequence_kv", one))
+    symbols, values = "n = ⌊R ÷ S⌋", f"⌊{room} ÷ {one}⌋"
+    if fit.replicas > 1:
+        symbols, values = symbols + " × r", values + f" × {format_count(fit.replicas)}"
+        terms += (Term("r", "replicas", format_count(fit.replicas)),)
+    return Formula("max_batch", symbols, values, format_count(r.max_batch), r.max_batch, terms,
+                   "engine.levers.kv_allocation.sequence_fit")
+
+
+def _decode_step(r: Report) -> Formula:
+    d = r.decode
+    c, m, step = d.compute_seconds, d.memory_seconds, d.seconds_per_token
+    rest = step - max(c, m)      # what no FLOP or byte of the larger term sets: overlap, links, per-step costs
+    return Formula("decode_step_seconds", "t = max(t_F, t_M) + t_rest",
+                   f"max({format_seconds(c)}, {format_seconds(m)}) + {format_seconds(rest)}",
+                   format_seconds(step), step,
+                   (Term("t_F", "step_compute_seconds", format_seconds(c)),
+                    Term("t_M", "step_memory_seconds", format_seconds(m)),
+                    Term("t_rest", "step_rest_seconds", format_seconds(rest))), "engine.request.time_pass (decode)")
 
 
 BUILDERS: dict[str, Callable[..., Formula]] = {
     "ridge_point": _ridge_point,
     "decode_intensity": _decode_intensity,
     "idle_share": _idle_share,
-    "decode_idle_share": _decode_idle_share,
     "weights_bytes": _weights_bytes,
     "weights_bytes_per_gpu": _weights_bytes_per_gpu,
     "kv_bytes_per_token": _kv_bytes_per_token,
@@ -299,6 +353,11 @@ BUILDERS: dict[str, Callable[..., Formula]] = {
     "usd_per_million_input_tokens": lambda r: _price(r, "input"),
     "usd_per_million_output_tokens": lambda r: _price(r, "output"),
     "output_to_input_price_ratio": _price_ratio,
+    "ttft_seconds": _ttft,
+    "tokens_per_second_per_gpu": _tokens_per_second_per_gpu,
+    "max_batch": _max_batch,
+    "step_idle_share": _step_idle_share,
+    "decode_step_seconds": _decode_step,
 }
 KEYS = tuple(BUILDERS)
 TAKES_AT = frozenset({"idle_share", "kv_bytes"})     # figures a stage may show at a value of its own

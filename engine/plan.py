@@ -116,6 +116,9 @@ class FleetPlan:
     utilisation: float = 0.0             # each (decode) replica's rate over that capacity
     most_sequences: int = 0              # the largest batch one replica holds (KV cache or batch limit)
     gpus_per_node: int = 0
+    input_time_share: float = 0.0        # of the fleet's GPU time, what input tokens pay for (the rest: output)
+    input_tokens_per_second: float = 0.0   # the traffic's input tokens (rate × mean prompt)
+    output_tokens_per_second: float = 0.0
     model_name: str = ""
     gpu_name: str = ""
     scenario: Scenario | None = field(default=None, compare=False, repr=False)
@@ -205,7 +208,8 @@ def _plan(costs: ReplicaCosts, traffic: Traffic, targets: Targets, pools: list[R
         decode_replicas=by_kind["decode"].replicas if "decode" in by_kind else 0,
         mean_batch=mean_batch, replica_capacity_requests_per_second=binding_pool.sustained,
         utilisation=rate / binding_pool.replicas / binding_pool.sustained, most_sequences=costs.most_sequences,
-        gpus_per_node=costs.gpu.node_gpus,
+        gpus_per_node=costs.gpu.node_gpus, input_time_share=input_share, input_tokens_per_second=input_tokens,
+        output_tokens_per_second=output_tokens,
         model_name=costs.setup.model.name, gpu_name=costs.gpu.name,
         scenario=costs.scenario, traffic=traffic, targets=targets)
 

@@ -71,14 +71,20 @@ def latency_curve(scenario: Scenario, traffic: Traffic, replicas: int, rates=Non
                         replicas=replicas)
 
 
+def knee_bracket(rates: np.ndarray, latencies: np.ndarray, factor: float = KNEE_FACTOR) -> int | None:
+    """The index of the first point whose latency reaches ``factor`` times the first one's (the knee lies between
+    it and the point before), or None when no point past the first does."""
+    if len(rates) < 2:
+        return None
+    above = np.nonzero(np.asarray(latencies) >= factor * latencies[0])[0]
+    return None if not len(above) or above[0] == 0 else int(above[0])
+
+
 def knee(rates: np.ndarray, latencies: np.ndarray, factor: float = KNEE_FACTOR) -> float:
     """The rate at which ``latencies`` first reach ``factor`` times their first value (interpolated), or NaN."""
-    if len(rates) < 2:
+    i = knee_bracket(rates, latencies, factor)
+    if i is None:
         return math.nan
     level = factor * latencies[0]
-    above = np.nonzero(latencies >= level)[0]
-    if not len(above) or above[0] == 0:
-        return math.nan
-    i = above[0]
     r0, r1, y0, y1 = rates[i - 1], rates[i], latencies[i - 1], latencies[i]
     return float(r0 + (r1 - r0) * (level - y0) / (y1 - y0)) if y1 > y0 else float(r1)

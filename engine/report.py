@@ -13,6 +13,7 @@ from dataclasses import dataclass, asdict, field
 
 from engine.catalog_types import Gpu, Model, Precision
 from engine.layout import Layout
+from engine.levers.kv_allocation import SequenceFit
 from engine.levers.speculative import SpeculativeReport
 from engine.scenario import Scenario
 
@@ -81,6 +82,7 @@ class Report:
     overhead_bytes_per_gpu: float = 0.0      # the stated runtime + activation allowance (engine.memory)
     max_context_tokens: int = 0              # = longest_context_tokens (the name scenes know it by)
     max_sequences: int = 0                   # most sequences of prompt+output tokens that fit
+    sequence_fit: SequenceFit | None = None  # what max_batch is worked out from (its room and one sequence's KV)
     kv_bytes_per_gpu: float = 0.0            # each GPU's share of the KV cache (heads split or replicated)
     used_bytes_per_gpu: float = 0.0          # weights + KV + allowance on each GPU
     parameters: float = 0.0                  # all parameters, computed from the config (MoE: all experts)

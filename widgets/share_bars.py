@@ -90,7 +90,8 @@ class ShareBars(StateWidget):
                 below = QRectF(margin, bar.bottom() + GAP_PX, width, line)
                 # The largest part's label first: a sliver's label gives way to it, never the other way round.
                 for part, (left, right) in sorted(zip(row.parts, spans), key=lambda ps: -ps[0].share):
-                    texts.place("part", part.label, below, px, False, LEFT, centre_x=(left + right) / 2)
+                    texts.place(f"part.{row.key}.{part.key}", part.label, below, px, False, LEFT,
+                                centre_x=(left + right) / 2)
             top += per_row
         return bars, texts
 

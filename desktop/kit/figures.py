@@ -120,30 +120,34 @@ class FigureFormulas:
         self.card.raise_()
 
     def _place(self, figure: QRect | None) -> None:
-        """Beside the figure where there is room (right of it, else left), top-aligned with it; a figure too wide
-        for either (a line of words across the stage): above it, else below it, where there is room; inside the
-        stage."""
+        """Beside the figure where there is room (right of it, else left), top-aligned with it; else above or below
+        it, as wide as the stage if it must be (a wide figure: the belt's idle share, a headline); inside the stage,
+        over the figure only where no place leaves it in sight."""
         scene, card = self._scene, self.card
+        figure = figure or QRect(0, 0, scene.width(), scene.height())
         width = min(max(CARD_MIN_WIDTH_PX, round(scene.width() * CARD_WIDTH_SHARE)), scene.width())
+        for tried in dict.fromkeys((width, scene.width())):
+            height = self._fit(tried)
+            places = ((figure.right() + 8, figure.top()), (figure.left() - 8 - tried, figure.top()),
+                      (figure.left(), figure.top() - 8 - height), (figure.left(), figure.bottom() + 8))
+            for x, y in places:
+                x = max(0, min(x, scene.width() - tried))      # above or below: shifted left to stay inside
+                if y >= 0 and y + height <= scene.height() and not QRect(x, y, tried, height).intersects(figure) \
+                        and x + tried <= scene.width():
+                    card.move(x, y)
+                    return
+        self._fit(width)
+        x = figure.right() + 8 if figure.right() + 8 + width <= scene.width() else figure.left() - 8 - width
+        card.move(max(0, min(x, scene.width() - width)), max(0, min(figure.top(), scene.height() - card.height())))
+
+    def _fit(self, width: int) -> int:
+        """The card made ``width`` wide and as tall as its text then needs (at most the stage); its height."""
+        scene, card = self._scene, self.card
         card.setFixedWidth(width)
         height = min(card.heightForWidth(width) if card.hasHeightForWidth() else card.sizeHint().height(),
                      scene.height())
         card.setFixedHeight(max(height, card.minimumSizeHint().height()) if height < scene.height() else height)
-        figure = figure or QRect(0, 0, scene.width(), scene.height())
-        y = figure.top()
-        if figure.right() + 8 + width <= scene.width():
-            x = figure.right() + 8
-        elif figure.left() - 8 - width >= 0:
-            x = figure.left() - 8 - width
-        else:
-            x = figure.left()
-            if figure.top() - 8 - card.height() >= 0:
-                y = figure.top() - 8 - card.height()
-            elif figure.bottom() + 8 + card.height() <= scene.height():
-                y = figure.bottom() + 8
-        x = max(0, min(x, scene.width() - width))
-        y = max(0, min(y, scene.height() - card.height()))
-        card.move(x, y)
+        return card.height()
 
     # -- clicks --------------------------------------------------------------------------------------
     def pressed(self, point: QPoint) -> None:

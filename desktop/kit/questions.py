@@ -73,3 +73,22 @@ def token_formula(catalog, key: str, *values: float) -> Formula:
     """The formula behind a figure scene 6 works out from counts it already has (``engine.token_formulas``:
     nothing is tokenized again); the catalogue plays no part."""
     return token_formula_of(key, *values)
+
+
+def plan_formula(catalog, plan, key: str) -> Formula:
+    """The formula behind figure ``key`` of a fleet ``plan`` (``engine.plan_formulas``)."""
+    from engine.plan_formulas import formula as of_plan
+    return of_plan(plan, key)
+
+
+def knee_formula(catalog, rates: tuple[float, ...], ttft_p90_seconds: tuple[float, ...]) -> Formula:
+    """The knee of a latency curve given as its rates and P90 first-token times (``engine.plan_formulas``)."""
+    from engine.plan_formulas import knee_formula as of_curve
+    return of_curve(rates, ttft_p90_seconds)
+
+
+def probe_formula(catalog, device, key: str, pass_name: str = "decode") -> Formula:
+    """The formula behind figure ``key`` of a ``device`` the probe measured, or of its ``pass_name`` pass
+    (``engine.probe_formulas``)."""
+    from engine.probe_formulas import formula as of_probe
+    return of_probe(device, key, pass_name)

@@ -29,6 +29,7 @@ whole pages, so at the very edge ``fits`` can hold with ``max_batch`` one below 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from engine.levers.fields import PAGE_TOKENS, reserved_tokens_per_sequence
 
@@ -67,9 +68,22 @@ def held_tokens_per_sequence(scenario, model) -> int:
     return pages(context - shared_prefix_tokens(scenario)) * PAGE_TOKENS
 
 
-def max_batch(room_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float, scenario, model,
-              draft_kv_bytes_per_token_per_gpu: float = 0.0) -> int:
-    """The most sequences of this scenario's length that fit in ``room`` (module docstring)."""
+class SequenceFit(NamedTuple):
+    """How many sequences fit on each GPU: the room for their KV against what one holds (module docstring)."""
+    room_bytes_per_gpu: float        # HBM less weights, allowance, the draft's weights and the shared prefix
+    sequence_bytes_per_gpu: float    # the KV one further sequence holds on each GPU (its draft's KV too)
+    replicas: int = 1                # attention replicas, each holding its own sequences
+
+    @property
+    def sequences(self) -> int:
+        if self.room_bytes_per_gpu <= 0:
+            return 0
+        return math.floor(self.room_bytes_per_gpu / self.sequence_bytes_per_gpu) * self.replicas
+
+
+def sequence_fit(room_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float, scenario, model,
+                 draft_kv_bytes_per_token_per_gpu: float = 0.0, replicas: int = 1) -> SequenceFit:
+    """The room and one sequence's KV of this scenario's length, per GPU (module docstring)."""
     shared = shared_prefix_tokens(scenario) * kv_bytes_per_token_per_gpu
     per_sequence = held_tokens_per_sequence(scenario, model) * kv_bytes_per_token_per_gpu
     if draft_kv_bytes_per_token_per_gpu:
@@ -77,6 +91,5 @@ def max_batch(room_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float, scen
         draft_tokens = (reserved_tokens_per_sequence(scenario, model) if scenario.kv_allocation == "reserved"
                         else pages(context) * PAGE_TOKENS)
         per_sequence += draft_tokens * draft_kv_bytes_per_token_per_gpu
-    if room_bytes_per_gpu - shared <= 0:
-        return 0
-    return math.floor((room_bytes_per_gpu - shared) / per_sequence)
+    return SequenceFit(room_bytes_per_gpu - shared, per_sequence, replicas)
+

@@ -14,7 +14,7 @@ from engine.levers.fields import speculative_on
 from engine.levers.kv_allocation import held_tokens_per_sequence, kv_tokens_held, pages, shared_prefix_tokens
 from engine.levers.kv_precision import kv_share_of_step_bytes
 from engine.levers.on_report import max_batch_of, room_bytes_per_gpu
-from engine.levers.outcome import LeverFigures, LeverOutcome, figures_of
+from engine.levers.outcome import FIGURES, LeverFigures, LeverOutcome, figures_of
 from engine.levers.settings import DEFAULT_HEAD_COST, NARROW_PRECISION, WIDE_PRECISION, LEVERS, host_bytes, link, \
     reloaded_tokens
 from engine.passes import computed_prompt_tokens, prefill_work
@@ -73,11 +73,14 @@ def compare(scenario, levers: dict[str, dict], catalog) -> LeverOutcome:
     sides = {"base": (compute_report(base, catalog), setup_of(base, catalog)),
              "on": (compute_report(on, catalog), setup_of(on, catalog))}
     figures = {side: figures_of(report) for side, (report, _) in sides.items()}
+    reported = figures["on"]
     values, costs, stops = {}, {}, {}
     for name in (n for n in LEVERS if n in levers):
         values[name], costs[name], stops[name] = _DESCRIBE[name](sides, figures, levers[name], catalog)
+    own = frozenset(f for f in FIGURES if getattr(figures["on"], f) == getattr(reported, f))
     return LeverOutcome(levers=tuple(n for n in LEVERS if n in levers), base=figures["base"],
-                        with_levers=figures["on"], values=values, costs=costs, stops_paying=stops)
+                        with_levers=figures["on"], values=values, costs=costs, stops_paying=stops,
+                        with_scenario=sides["on"][0].scenario, report_figures=own)
 
 
 def _crossover(report, catalog):

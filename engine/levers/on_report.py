@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from engine.cost import token_prices
 from engine.levers.fields import speculative_on
-from engine.levers.kv_allocation import kv_tokens_held_by, max_batch
+from engine.levers.kv_allocation import SequenceFit, kv_tokens_held_by, sequence_fit
 from engine.levers.speculative import (
     Drafter, SpeculativeReport, draft_prefill_seconds, loss_batch, pass_times, speedup, tokens_per_pass,
 )
@@ -47,12 +47,17 @@ def mean_kv_bytes_per_token(s) -> float:
     return kv_bytes_per_sequence(s.deployment, context) / context if context > 0 else s.kv_bytes_per_token
 
 
-def max_batch_of(s, room: float) -> int:
-    """The most sequences of ``s``'s length that fit in ``room`` (each GPU's HBM less weights and allowance)
-    beside the draft model (``engine.levers.kv_allocation.max_batch``), in every attention replica."""
+def sequence_fit_of(s, room: float) -> SequenceFit:
+    """How many sequences of ``s``'s length fit in ``room`` (each GPU's HBM less weights and allowance) beside the
+    draft model (``engine.levers.kv_allocation.sequence_fit``), in every attention replica."""
     draft_weights, draft_kv_per_token = draft_bytes_per_gpu(s)
-    return max_batch(room - draft_weights, mean_kv_bytes_per_token(s) * s.kv_share_per_gpu, s.scenario,
-                     s.model, draft_kv_per_token) * s.layout.data
+    return sequence_fit(room - draft_weights, mean_kv_bytes_per_token(s) * s.kv_share_per_gpu, s.scenario,
+                        s.model, draft_kv_per_token, s.layout.data)
+
+
+def max_batch_of(s, room: float) -> int:
+    """The most sequences of ``s``'s length that fit in ``room`` (``sequence_fit_of``)."""
+    return sequence_fit_of(s, room).sequences
 
 
 def room_bytes_per_gpu(report) -> float:

@@ -53,7 +53,9 @@ class LeverOutcome:
 
     ``values``, ``costs`` and ``stops_paying`` hold, per lever, named numbers in SI units
     (seconds, bytes, tokens, shares; None where there is no such point): the formula's
-    inputs and results, what the lever costs, and where it stops paying.
+    inputs and results, what the lever costs, and where it stops paying. ``with_scenario`` is the
+    scenario the "on" side's report is computed from; ``report_figures`` names the figures of
+    ``with_levers`` that are that report's own (not changed after it by a what-if lever).
     """
     levers: tuple[str, ...]
     base: LeverFigures
@@ -61,11 +63,17 @@ class LeverOutcome:
     values: dict[str, dict[str, float | int | str | None]] = field(default_factory=dict)
     costs: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
     stops_paying: dict[str, dict[str, float | int | None]] = field(default_factory=dict)
+    with_scenario: object = None
+    report_figures: frozenset[str] = frozenset()
 
     def gain(self, figure: str) -> float:
         """``with / base`` of one figure: below 1 for times and prices is better, above 1 for the rest."""
         base = getattr(self.base, figure)
         return getattr(self.with_levers, figure) / base if base else float("inf")
+
+
+FIGURES = ("tpot_seconds", "ttft_seconds", "tokens_per_second_per_gpu", "usd_per_million_output_tokens",
+           "sequences_that_fit")     # the five figures of ``LeverFigures``
 
 
 def figures_of(report) -> LeverFigures:

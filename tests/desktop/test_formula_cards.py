@@ -231,7 +231,7 @@ def test_every_card_a_build_offers_ends_in_the_number_its_label_shows(make_windo
     assert {"weights_bytes_per_gpu", "kv_bytes_per_gpu"} <= offered["model_memory"]
     assert {"weights_bytes", "weights_bytes_per_gpu"} <= offered["one_token"]
     assert offered["prefill_decode"] == {"tpot_seconds"}
-    summary = {"decode_idle_share", "work_ratio_without_cache", "tokens_processed_without_cache",
+    summary = {"step_idle_share", "work_ratio_without_cache", "tokens_processed_without_cache",
                "tokens_processed_with_cache", "weights_bytes_per_gpu", "kv_bytes_per_gpu", "usd_per_million_input_tokens",
                "usd_per_million_output_tokens", "output_to_input_price_ratio"}
     # the runtime's label gives way to the others on a small stage (zh): its card goes with it
@@ -240,3 +240,8 @@ def test_every_card_a_build_offers_ends_in_the_number_its_label_shows(make_windo
     # the counted figures come as the tokenizer process answers (test_tokens_story.py): here, if they have come
     assert prices <= offered["tokens"] <= prices | {"chinese_to_english_tokens", "usd_per_million_sentences",
                                                     "characters_per_token"}
+    assert offered["levers"] == {"step_idle_share", "tpot_seconds", "ttft_seconds", "tokens_per_second_per_gpu",
+                                 "usd_per_million_output_tokens", "max_batch"}
+    assert offered["serving"] == {"fleet_gpus", "fleet_nodes", "fleet_usd_per_million_input_tokens",
+                                  "fleet_usd_per_million_output_tokens", "knee_requests_per_second"}
+    assert offered["your_machine"] == {"ridge_point", "step_idle_share", "decode_step_seconds"}   # nothing measured

@@ -216,7 +216,7 @@ def test_a_question_offers_no_card_its_answer_offers_its_own_figures_and_the_rec
             assert offered == set(), name                              # the bare question: nothing to explain yet
         elif build < RECAP_BUILD:
             answers[name] = offered
-    assert answers["slow_answer"] == {"decode_idle_share"}
+    assert answers["slow_answer"] == {"step_idle_share"}
     assert answers["kv_cache_answer"] == {"work_ratio_without_cache", "tokens_processed_without_cache",
                                           "tokens_processed_with_cache"}
     assert answers["memory_answer"] == {"weights_bytes_per_gpu", "kv_bytes_per_gpu", "overhead_bytes_per_gpu"}
@@ -230,8 +230,8 @@ def test_each_card_is_the_figure_its_picture_draws(mode):
     recap = _at_build(RECAP_BUILD, dataclasses.replace(DEFAULT_SCENARIO, gpus=4, batch=64, mode=mode))
     cards, report = recap.formulas(), recap.report
     slow = recap.picture(0)
-    assert cards["decode_idle_share"].value == slow.rows[1].parts[1].share            # the compute bar's idle part
-    assert cards["decode_idle_share"].result in slow.headline                          # in ideal mode too
+    assert cards["step_idle_share"].value == slow.rows[1].parts[1].share            # the compute bar's idle part
+    assert cards["step_idle_share"].result in slow.headline                          # in ideal mode too
     naive, cached = tokens_processed_without_cache(PLAYBACK_TOKENS), tokens_processed_with_cache(PLAYBACK_TOKENS)
     assert cards["tokens_processed_without_cache"].value == naive == sum(range(1, PLAYBACK_TOKENS + 1))
     assert cards["tokens_processed_with_cache"].value == cached

@@ -43,7 +43,11 @@ def test_every_formula_gives_the_reports_own_number(scenario):
         "usd_per_million_output_tokens": r.usd_per_million_output_tokens,
         "output_to_input_price_ratio": r.usd_per_million_output_tokens / r.usd_per_million_input_tokens,
         "overhead_bytes_per_gpu": r.overhead_bytes_per_gpu,
-        "decode_idle_share": 1 - r.decode.utilisation,             # the summary's, in either mode
+        "ttft_seconds": r.ttft_seconds,
+        "tokens_per_second_per_gpu": scenario.batch / (r.tpot_seconds * scenario.gpus),
+        "max_batch": r.max_batch,
+        "step_idle_share": 1 - r.decode.utilisation,         # scene 7's belt and the summary's, in either mode
+        "decode_step_seconds": r.decode.seconds_per_token,
         # scene 1 shows the roofline's busy share in ideal mode and the engine's utilisation in realistic mode
         "idle_share": (1 - roofline.utilisation(r.gpu, r.weights_precision, r.decode.flops_per_byte))
         if scenario.mode == "ideal" else 1 - r.decode.utilisation,
@@ -165,8 +169,8 @@ def test_the_runtime_allowance_adds_up_from_its_values_line(scenario):
 
 def test_in_ideal_mode_the_summarys_idle_share_is_the_engines_utilisation_not_the_rooflines():
     r = compute_report(Scenario(gpus=4, batch=64, mode="ideal"))
-    assert formula(r, "decode_idle_share").result == format_percent(1 - r.decode.utilisation)     # 81.3%
-    assert formula(r, "idle_share").result != formula(r, "decode_idle_share").result          # scene 1's: 83.1%
+    assert formula(r, "step_idle_share").result == format_percent(1 - r.decode.utilisation)     # 81.3%
+    assert formula(r, "idle_share").result != formula(r, "step_idle_share").result          # scene 1's: 83.1%
 
 
 def test_the_price_ratio_divides_the_two_prices_it_shows():
@@ -174,3 +178,26 @@ def test_the_price_ratio_divides_the_two_prices_it_shows():
     assert shown.values == f"{format_usd(compute_report(DEFAULT).usd_per_million_output_tokens)} ÷ " \
                            f"{format_usd(compute_report(DEFAULT).usd_per_million_input_tokens)}"
     assert shown.result == "211×"            # $32.4 ÷ $0.154 on two H800s at $2 an hour, batch 1
+@pytest.mark.parametrize("scenario", [DEFAULT, Scenario(gpus=2, kv_allocation="reserved"),
+                                      Scenario(gpus=2, cached_prefix_tokens=600, draft_model="llama-3.2-1b"),
+                                      Scenario(gpus=2, weights="fp8", prompt_tokens=60_000)],
+                         ids=["paged", "reserved", "prefix-and-draft", "long"])
+def test_the_sequences_that_fit_are_the_room_over_one_sequence_rounded_down(scenario):
+    """Scene 7's "sequences that fit": the room for KV over what one sequence holds, both read from the report,
+    rounded down, is the report's own count (a reservation holds the model's maximum: far fewer fit)."""
+    r = compute_report(scenario)
+    fit = r.sequence_fit
+    shown = formula(r, "max_batch")
+    assert shown.value == r.max_batch == max(0, math.floor(fit.room_bytes_per_gpu / fit.sequence_bytes_per_gpu))
+    assert shown.result == f"{r.max_batch:,}" and shown.values.startswith("⌊")
+    if scenario.kv_allocation == "reserved":
+        assert r.max_batch < compute_report(DEFAULT).max_batch
+
+
+def test_the_first_token_with_a_draft_adds_the_drafts_own_prefill():
+    r = compute_report(Scenario(gpus=2, draft_model="llama-3.2-1b"))
+    shown = formula(r, "ttft_seconds")
+    assert shown.symbols == "t_first = T_prefill + T_draft"
+    assert r.prefill.seconds + r.speculative.draft_prefill_seconds == pytest.approx(shown.value)
+    plain = formula(compute_report(DEFAULT), "ttft_seconds")
+    assert plain.symbols == "t_first = F ÷ (g × P × u)" and "2 × 989 TFLOPS" in plain.values

@@ -216,3 +216,24 @@ def test_the_curves_grow_with_the_prompt_and_stop_at_the_models_maximum():
     assert all(p.reload_seconds < p.recompute_seconds / 10 for p in reload)
     ratios = [p.recompute_seconds / p.reload_seconds for p in reload]
     assert ratios[-1] > ratios[1]                                    # at long context recomputing pays attention's square
+
+
+@pytest.mark.parametrize("lever", LEVERS)
+def test_the_on_side_names_its_scenario_and_which_figures_are_that_reports_own(lever):
+    """Scene 7's formula cards explain an "on" figure by the report of ``with_scenario``: only a figure that
+    report gives as it is may be named its own (offloading reloads, disaggregation moves the KV: theirs differ)."""
+    from dataclasses import fields
+    from engine.levers.outcome import FIGURES, LeverFigures
+    o = outcome(lever)
+    assert set(FIGURES) == {f.name for f in fields(LeverFigures)} - {"batch", "fits"}
+    report = compute_report(o.with_scenario, LEVER_CATALOG)
+    plain = {"tpot_seconds": report.tpot_seconds, "ttft_seconds": report.ttft_seconds,
+             "tokens_per_second_per_gpu": report.scenario.batch / (report.tpot_seconds * report.scenario.gpus),
+             "usd_per_million_output_tokens": report.usd_per_million_output_tokens,
+             "sequences_that_fit": report.max_batch}
+    assert o.report_figures == {f for f in FIGURES if getattr(o.with_levers, f) == plain[f]}
+    assert o.with_levers.batch == report.scenario.batch
+    if lever == "offload":
+        assert {"ttft_seconds", "sequences_that_fit"}.isdisjoint(o.report_figures)
+    if lever in ("weights", "batching", "speculative", "kv_allocation", "prefix_cache"):
+        assert o.report_figures == set(FIGURES)            # scenario fields: the report is the whole "on" side

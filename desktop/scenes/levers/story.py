@@ -164,6 +164,28 @@ class LeversStory(Story):
             return None
         return growth.growth_table(self)
 
+    # -- the formula behind a figure ---------------------------------------------------------------------
+    def formula_labels(self) -> dict[str, tuple[str, ...]]:
+        """Where each figure of ``formulas`` is drawn: the "on" cells of the table and the belt's idle share."""
+        labels = {}
+        if self.belt is not None:
+            labels["step_idle_share"] = ("idle", "busy")
+        if self.figures is not None and self.refusal is None and self.outcome is not None:
+            labels.update({key: (cell,) for key, cell in tables.with_cells(self.outcome).items()})
+        return labels
+
+    def formulas(self) -> dict:
+        """The belt's idle share (the report whose decode the worker does), and each figure of the "on" column
+        that is the report of the scenario with the levers on (``engine.levers.LeverOutcome.with_scenario``)."""
+        found = {}
+        for key in self.formula_labels():
+            if key == "step_idle_share":
+                belt = self.belt
+                found.update(self.formula((belt.work_report or belt.report).scenario, "step_idle_share"))
+            else:
+                found.update(self.formula(self.outcome.with_scenario, key))
+        return found
+
     # -- the stage -----------------------------------------------------------------------------------------
     def rects(self, width: int, height: int) -> dict[str, Rect | None]:
         """Where the belt, the curve and the figures go on a ``width`` x ``height`` stage (None: hidden)."""

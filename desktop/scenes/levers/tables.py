@@ -30,6 +30,11 @@ FIGURES = (
     ("sequences_that_fit", "fit", False, format_count),
 )
 TIMED = frozenset({"tpot_seconds", "ttft_seconds", "tokens_per_second_per_gpu", "usd_per_million_output_tokens"})
+# each figure's formula card: the engine's formula of that figure of a report (``engine.formulas``)
+FORMULA_OF = {"tpot_seconds": "tpot_seconds", "ttft_seconds": "ttft_seconds",
+              "tokens_per_second_per_gpu": "tokens_per_second_per_gpu",
+              "usd_per_million_output_tokens": "usd_per_million_output_tokens", "sequences_that_fit": "max_batch"}
+WITH_COLUMN = 1                 # the cells of the side with the levers on
 
 
 def factor_text(factor: float) -> str:
@@ -83,6 +88,14 @@ def figures_table(outcome, text: Text, title: str, base_name: str, with_name: st
         notes = (TableNote(HYPOTHETICAL, text("label.hypothetical"), "muted"), *notes)
     return FigureTableState(title=title, headers=(base_name, with_name, text("label.change")), rows=tuple(rows),
                             notes=notes, drop_order=(2,))
+
+
+def with_cells(outcome) -> dict[str, str]:
+    """The label of each figure of ``outcome``'s "on" column that is its report's own (a what-if lever changed
+    none of it, ``LeverOutcome.report_figures``) and shows a number, by the key of its formula."""
+    return {FORMULA_OF[figure]: f"cell.{row}.{WITH_COLUMN}" for row, (figure, _, _, formatter) in enumerate(FIGURES)
+            if figure in outcome.report_figures
+            and side_cells(outcome.with_levers, figure, formatter)[0].text != NOT_RUNNING}
 
 
 def refused_table(title: str, reason: str) -> FigureTableState:

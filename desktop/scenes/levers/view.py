@@ -58,6 +58,11 @@ class LeversScene(Scene):
         self.lay_out()
         self.panel.show_story(story, self.text)
 
+    def figure_places(self) -> dict:
+        """The belt's idle share and the table's "on" cells (``LeversStory.formula_labels``)."""
+        return {key: (self.belt if key == "step_idle_share" else self.figures, names)
+                for key, names in self.story().formula_labels().items()}
+
     def moving(self, seconds: float) -> bool:
         return self.belt.isVisible()            # its boxes and worker move continuously while it shows
 

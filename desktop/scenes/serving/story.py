@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cached_property
 
+from desktop.kit import questions
 from desktop.kit.answers import NOT_KNOWN, refused
 from desktop.kit.story import Story
 from engine import InputError, Scenario
@@ -172,6 +173,41 @@ class ServingStory(Story):
                 control = CONTROL_OF_CODE.get(answer.code) or CONTROL_OF_FIELD.get(answer.values.get("field"),
                                                                                   "scenario")
                 found.setdefault(control, self.inputs.refusal_text(answer))
+        return found
+
+    # -- the formula behind a figure --------------------------------------------------------------------
+    def formula_labels(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Where each figure of ``formulas`` is drawn: (the widget, "table", "fleet" or "plot"; its labels)."""
+        name, curve = self.build_name, self.answer(self.curve_request)
+        if self.status() != "ready":
+            return {}
+        knee = curve is not NOT_KNOWN and not refused(curve) and notes.has_knee(curve)
+        if name == "fleet":
+            return {"fleet_gpus": ("fleet", ("headline",)), "fleet_nodes": ("table", ("cell.1.0",))}
+        if name == "load":
+            return {"knee_requests_per_second": ("plot", ("knee",))} if knee else {}
+        if name != "summary":
+            return {}
+        rows = tables.SUMMARY_ROWS
+        cell = lambda row: ("table", (f"cell.{rows.index(row)}.0",))      # noqa: E731
+        places = {"fleet_gpus": cell("how_many"), "fleet_nodes": cell("how_many"),
+                  "fleet_usd_per_million_input_tokens": cell("what_price"),
+                  "fleet_usd_per_million_output_tokens": cell("what_price")}
+        return {**places, "knee_requests_per_second": cell("answer_knee")} if knee else places
+
+    def formulas(self) -> dict:
+        """The fleet's GPUs, nodes and prices from the plan the engine found (``engine.plan_formulas``), and the
+        knee of its latency curve, where this build shows them."""
+        found = {}
+        for key in self.formula_labels():
+            if key == "knee_requests_per_second":
+                curve = self.answer(self.curve_request)
+                answer = self.ask(questions.knee_formula, tuple(map(float, curve.requests_per_second)),
+                                  tuple(map(float, curve.ttft_p90_seconds)))
+            else:
+                answer = self.ask(questions.plan_formula, self.plan, key)
+            if not refused(answer):
+                found[key] = answer
         return found
 
     # -- the stage -------------------------------------------------------------------------------------

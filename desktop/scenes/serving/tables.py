@@ -13,6 +13,9 @@ from widgets.ratio_bars_state import Bar, RatioBarsState
 from . import notes
 
 
+SUMMARY_ROWS = ("traffic", "targets", "how_many", "what_price", "answer_binds", "answer_knee", "answer_margins")
+
+
 def _row(story, label: str, *cells: str, bold: bool = False, role: str = "text") -> TableRow:
     return TableRow(story.text(f"table.{label}"), tuple(Cell(text, role, bold) for text in cells))
 
@@ -50,11 +53,10 @@ def table(story) -> FigureTableState | None:
                                 rows=rows, notes=(TableNote(story.text("table.character"), v["character"]),   # the caption
                                                  TableNote(story.text("table.cut_by"), v["cut_by"])),     # names the cut
                                 max_text_scale=1.2)
-    rows = (_row(story, "traffic", v["traffic"]), _row(story, "targets", v["targets"]),
-            _row(story, "how_many", v["fleet_text"], bold=True, role="accent"),
-            _row(story, "what_price", v["prices"], bold=True, role="accent"),
-            _row(story, "answer_binds", v["binding_short"]), _row(story, "answer_knee", v["knee_text"]),
-            _row(story, "answer_margins", v["margins"]))
+    cells = {"traffic": v["traffic"], "targets": v["targets"], "how_many": v["fleet_text"], "what_price": v["prices"],
+             "answer_binds": v["binding_short"], "answer_knee": v["knee_text"], "answer_margins": v["margins"]}
+    rows = tuple(_row(story, key, cells[key], **({"bold": True, "role": "accent"} if key in ("how_many", "what_price")
+                                                 else {})) for key in SUMMARY_ROWS)
     return FigureTableState(title=title, rows=rows, max_text_scale=1.3)
 
 

@@ -171,6 +171,11 @@ class ServingScene(Scene):
         self._place(rects)
         self.panel.show_story(story)
 
+    def figure_places(self) -> dict:
+        """The fleet's headline and the tables' cells, and the plot's knee (``ServingStory.formula_labels``)."""
+        widgets = {"table": self.table, "fleet": self.fleet, "plot": self.plot}
+        return {key: (widgets[widget], names) for key, (widget, names) in self.story().formula_labels().items()}
+
     def _place(self, rects) -> None:
         self.place({self.plot: rects["plot"], self.fleet: rects["fleet"], self.table: rects["table"],
                     self.bars: rects["bars"]})

@@ -50,7 +50,7 @@ LINKED_SCENES: dict[str, tuple[str, ...]] = {
 # on the answer's picture ("answer": the card's own words). The price ratio is in the answer's words on its own
 # build and heads the price bars in the recap.
 FIGURES: dict[str, dict[str, str]] = {
-    "slow": {"decode_idle_share": "headline"},
+    "slow": {"step_idle_share": "headline"},
     "kv_cache": {"work_ratio_without_cache": "headline", "tokens_processed_without_cache": "title.naive",
                  "tokens_processed_with_cache": "title.cached"},
     "memory": dict(BAR_FORMULAS),

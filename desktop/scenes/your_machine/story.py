@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Mapping
 
+from desktop.kit import questions
 from desktop.kit.story import Story, Values
 from engine import InputError, Scenario
 from engine.probe_sizes import probe_model
@@ -37,6 +38,12 @@ STRIP_SHARE_MEASURED = 0.14  # ... when it only names the machine and the date (
 ONE_ROW_SHARE = 0.55        # of the area above the strip: shares of one row alone (the H800's, before a measurement)
 TIMES_SHARE = 0.4          # of the area above it: the times over the shares
 GAP_SHARE = 0.02
+# The shares' headline: the figure it shows, by (build, measured) (the H800's prefill has no card)
+HEADLINE_FIGURE = {("waits", True): "here_decode.idle", ("waits", False): "gpu_decode.idle",
+                   ("prefill", True): "here_prefill.busy"}
+PROBE_FORMULA_OF = {"busy": "measured_busy_share", "idle": "measured_idle_share", "predicted": "predicted_seconds",
+                    "ridge": "measured_ridge"}
+RIDGE_ROW = 2                # the figures table's row of the ridges (``pictures.table_state``)
 
 
 class YourMachineStory(Story):
@@ -152,6 +159,51 @@ class YourMachineStory(Story):
         if self.probe.running:
             return pictures.progress_state(self.figures, self.probe)
         return pictures.strip_state(self.figures, self.probe)
+
+    # -- the formula behind a figure ----------------------------------------------------------------------------
+    def formula_labels(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Where each figure of ``formulas`` is drawn: (the widget, "table", "shares" or "times"; its labels), by figure
+        key "<row>.<figure>[.<where>]": this machine's ridge, busy and idle shares and predicted time, the H800's
+        ridge, idle share and decode step."""
+        shown, places = self.shows(), {}
+        if "table" in shown:         # the ridges: this machine's (once measured) and the H800's, its last column
+            if self.measured:
+                places["here.ridge"] = ("table", (f"cell.{RIDGE_ROW}.0",))
+            if self.figures.gpu_report is not None:
+                places["gpu.ridge"] = ("table", (f"cell.{RIDGE_ROW}.{1 + bool(self.figures.accelerator)}",))
+        if "shares" in shown:
+            rows = {row.key for row in self.shares_state().rows}
+            for row in rows & {"here_decode", "here_prefill"}:
+                places.update({f"{row}.{part}": ("shares", (f"part.{row}.{part}",)) for part in ("busy", "idle")})
+            if "gpu_decode" in rows:
+                places["gpu_decode.idle"] = ("shares", ("part.gpu_decode.idle",))
+                places["gpu_decode.step"] = ("shares", ("title.gpu_decode",))
+            headline = HEADLINE_FIGURE.get((self.build_name, self.measured))
+            if headline is not None:
+                places[f"{headline}.headline"] = ("shares", ("headline",))
+        if "times" in shown:
+            which = "prefill" if self.build_name == "prefill" else "decode"
+            places[f"here_{which}.predicted"] = ("times", ("value",))      # the first bar's value: the prediction
+        return places
+
+    def formulas(self) -> dict:
+        """The formula behind each figure of ``formula_labels``: this machine's from the probe's measurement
+        (``engine.probe_formulas``), the H800's from the engine's report of the case beside it."""
+        found = {}
+        for key in self.formula_labels():
+            row, figure = key.split(".")[:2]
+            if row == "gpu":
+                found.update({key: shown for shown in self.formula(self.comparison_subject, "ridge_point").values()})
+                continue
+            if row == "gpu_decode":
+                name = "step_idle_share" if figure == "idle" else "decode_step_seconds"
+                found.update({key: shown for shown in self.formula(self.comparison_subject, name).values()})
+                continue
+            answer = self.ask(questions.probe_formula, self.figures.cpu, PROBE_FORMULA_OF[figure],
+                              row.removeprefix("here_") if row != "here" else "decode")
+            if not isinstance(answer, InputError):
+                found[key] = answer
+        return found
 
     # -- the side panel -----------------------------------------------------------------------------------------
     def button_text(self) -> str:

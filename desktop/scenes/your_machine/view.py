@@ -88,6 +88,12 @@ class YourMachineScene(Scene):
         self._side.show_texts(story.button_text(), self.text("control.measure_tip"), story.status_text())
         self.lay_out()
 
+    def figure_places(self) -> dict:
+        """The table's ridges, the shares' parts, titles and headline, the times' prediction
+        (``YourMachineStory.formula_labels``)."""
+        widgets = {"table": self.table, "shares": self.shares, "times": self.times}
+        return {key: (widgets[widget], names) for key, (widget, names) in self.story().formula_labels().items()}
+
     def lay_out(self) -> None:
         story = self.story()
         rects = story.rects(self.width(), self.height())
