@@ -92,7 +92,9 @@ class FormulaCard(QFrame):
         self.footer.setVisible(bool(state.footer))
         self.close_button.setToolTip(state.close_tip)
         while self.terms.count():
-            self.terms.takeAt(0).widget().deleteLater()
+            old = self.terms.takeAt(0).widget()
+            old.hide()               # gone from the picture now; deleteLater only frees it on the next turn
+            old.deleteLater()
         for row, (symbol, meaning, value) in enumerate(state.terms):
             for column, text in enumerate((symbol, meaning, value)):
                 label = QLabel(text)
