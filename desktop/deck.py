@@ -136,7 +136,7 @@ class SceneDeck(QObject):
 
     # -- idle time after the first frame ---------------------------------------------
     def prepare_in_idle(self, delay_ms: int = PREPARE_DELAY_MS) -> None:
-        """From ``delay_ms`` after the first frame: import every scene not yet made, then the plotting libraries,
+        """From ``delay_ms`` after the first frame: import every scene's modules, then the plotting libraries,
         on a thread of their own (``desktop.kit.imports``: the window keeps its frames meanwhile), and as each
         scene's modules arrive, let it start on this thread what its first visit would wait for
         (``Scene.prepare_before_first_visit``: the tokenizer process's first work), one scene per turn of the

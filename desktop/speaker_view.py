@@ -253,6 +253,8 @@ class SpeakerView(QWidget):
         entry, _build = step
         self.next_label.setText(language.text("app.speaker.next") if entry.key == window.deck.current_key
                                 else language.text("app.speaker.next_scene", number=entry.number))
+        if not self.next_shown:          # folded away: no picture to render; Show asks for it again
+            return
         self._show_picture(self.next_preview, QPixmap.fromImage(self._cache.picture(key)))
         self.next_preview_key = key
 

@@ -12,11 +12,10 @@ result is worked out by the very ``engine.kv_cache`` function the scenes draw
 """
 from __future__ import annotations
 
-import math
-
 from engine.errors import refusal
 from engine.formulas import Formula, Term
 from engine.kv_cache import tokens_processed_with_cache, tokens_processed_without_cache, work_ratio_without_cache
+from engine.token_formulas import checked_value
 from engine.units import format_count, format_ratio
 
 SOURCE = "engine.kv_cache"
@@ -56,7 +55,4 @@ def formula(key: str, generated_tokens: int) -> Formula:
     builder = BUILDERS.get(key)
     if builder is None:
         raise refusal("formula.unknown", {"got": key, "allowed": KEYS})
-    if isinstance(generated_tokens, bool) or not isinstance(generated_tokens, (int, float)) \
-            or not math.isfinite(generated_tokens) or generated_tokens < 1 or generated_tokens != int(generated_tokens):
-        raise refusal("formula.bad_positive_count", {"got": generated_tokens})
-    return builder(int(generated_tokens))
+    return builder(checked_value(generated_tokens, "divisor"))

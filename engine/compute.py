@@ -234,7 +234,7 @@ def _report(s: Setup) -> Report:
             utilisation=mean_timing.utilisation, compute_seconds=mean_timing.compute_seconds,
             memory_seconds=mean_timing.memory_seconds, context_tokens=timeline.mean_context_tokens,
             communication_seconds=mean_timing.communication_seconds,
-            communication_levels=_levels(eff, mean_step.transfers)),
+            communication_levels=_levels(eff, mean_step.transfers), sequences_per_step=step.sequences),
         ttft_seconds=timeline.ttft_seconds,
         tpot_seconds=timeline.tpot_seconds,
         total_seconds=timeline.total_seconds,

@@ -46,7 +46,7 @@ The figures:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 from engine import kv_cache, memory, roofline
@@ -118,7 +118,8 @@ def _idle_share(r: Report, at: float | None = None) -> Formula:
 
 
 def _step_idle_share(r: Report, key: str = "step_idle_share") -> Formula:
-    batch, gpus, peak = r.scenario.batch, r.scenario.gpus, r.peak_flops_per_gpu
+    # n: the sequences one step carries (with pipeline stages, one micro-batch: the report's utilisation is per step)
+    batch, gpus, peak = r.decode.sequences_per_step, r.scenario.gpus, r.peak_flops_per_gpu
     step = r.decode.seconds_per_token
     idle = 1.0 - r.decode.utilisation
     return Formula(key, "idle = 1 − (F × n) ÷ (t × g × P)",
@@ -126,7 +127,8 @@ def _step_idle_share(r: Report, key: str = "step_idle_share") -> Formula:
                    f"({format_seconds(step)} × {format_count(gpus)} × {format_flops(peak)})",
                    format_percent(idle), idle,
                    (Term("F", "flop_per_token", format_flop(r.decode.flops_per_token)),
-                    Term("n", "batch", format_count(batch)), Term("t", "step_seconds", format_seconds(step)),
+                    Term("n", "step_sequences" if batch != r.scenario.batch else "batch", format_count(batch)),
+                    Term("t", "step_seconds", format_seconds(step)),
                     Term("g", "gpus", format_count(gpus)), Term("P", "peak", format_flops(peak))),
                    "engine.request.time_pass (utilisation)")
 
@@ -287,9 +289,10 @@ def _price_ratio(r: Report) -> Formula:
                    format_ratio(r.output_to_input_price_ratio), r.output_to_input_price_ratio,
                    (Term("$_out", "usd_per_million_output", format_usd(usd_out)),
                     Term("$_in", "usd_per_million_input", format_usd(usd_in))), "engine.cost.token_prices")
+
+
 def _ttft(r: Report) -> Formula:
-    p, g, peak = r.prefill, r.scenario.gpus, r.peak_flops_per_gpu
-    spec = r.speculative
+    p, spec = r.prefill, r.speculative
     if spec is not None:         # the draft reads the prompt too (engine.levers.on_report)
         return Formula("ttft_seconds", "t_first = T_prefill + T_draft",
                        f"{format_seconds(p.seconds)} + {format_seconds(spec.draft_prefill_seconds)}",
@@ -297,17 +300,15 @@ def _ttft(r: Report) -> Formula:
                        (Term("T_prefill", "prefill_pass_seconds", format_seconds(p.seconds)),
                         Term("T_draft", "draft_prefill_seconds", format_seconds(spec.draft_prefill_seconds))),
                        "engine.request (prefill pass) + engine.levers.speculative")
-    return Formula("ttft_seconds", "t_first = F ÷ (g × P × u)",
-                   f"{format_flop(p.flops)} ÷ ({format_count(g)} × {format_flops(peak)} × {format_percent(p.utilisation)})",
-                   format_seconds(r.ttft_seconds), r.ttft_seconds,
-                   (Term("F", "prefill_flop", format_flop(p.flops)), Term("g", "gpus", format_count(g)),
-                    Term("P", "peak", format_flops(peak)), Term("u", "prefill_busy", format_percent(p.utilisation))),
-                   "engine.request.time_pass (prefill)")
+    return _pass_time("ttft_seconds", "t_first", p.compute_seconds, p.memory_seconds, r.ttft_seconds, "pass",
+                      "engine.request.time_pass (prefill)")
 
 
 def _tokens_per_second_per_gpu(r: Report) -> Formula:
+    from engine.levers.outcome import figures_of        # the lever tables' own figure, not a copy of it
+
     n, g, t = r.scenario.batch, r.scenario.gpus, r.tpot_seconds
-    rate = n / (t * g)
+    rate = figures_of(r).tokens_per_second_per_gpu
     return Formula("tokens_per_second_per_gpu", "rate = n ÷ (t × g)",
                    f"{format_count(n)} ÷ ({format_seconds(t)} × {format_count(g)})", format_number(rate), rate,
                    (Term("n", "batch", format_count(n)), Term("t", "tpot", format_seconds(t)),
@@ -316,9 +317,12 @@ def _tokens_per_second_per_gpu(r: Report) -> Formula:
 
 def _max_batch(r: Report) -> Formula:
     fit = r.sequence_fit
-    room, one = format_bytes(fit.room_bytes_per_gpu), format_bytes(fit.sequence_bytes_per_gpu)
+    room = format_bytes(fit.room_bytes_per_gpu).replace("-", "−")      # no room: the weights alone overflow
+    one = format_bytes(fit.sequence_bytes_per_gpu)
     terms = (Term("R", "kv_room", room), Term("S", "sequence_kv", one))
     symbols, values = "n = ⌊R ÷ S⌋", f"⌊{room} ÷ {one}⌋"
+    if fit.room_bytes_per_gpu <= 0:
+        symbols, values = "n = max(0, ⌊R ÷ S⌋)", f"max(0, ⌊{room} ÷ {one}⌋)"
     if fit.replicas > 1:
         symbols, values = symbols + " × r", values + f" × {format_count(fit.replicas)}"
         terms += (Term("r", "replicas", format_count(fit.replicas)),)
@@ -326,16 +330,24 @@ def _max_batch(r: Report) -> Formula:
                    "engine.levers.kv_allocation.sequence_fit")
 
 
+def _pass_time(key: str, symbol: str, compute: float, memory: float, total: float, kind: str,
+               source: str) -> Formula:
+    """A pass's time as the roofline's larger term plus the rest (``kind``: "step", a decode step, or "pass",
+    the prefill): ``total`` is the engine's own, the rest what no FLOP or byte of the larger term sets
+    (unhidden overlap, links, per-step costs)."""
+    rest = total - max(compute, memory)
+    return Formula(key, f"{symbol} = max(t_F, t_M) + t_rest",
+                   f"max({format_seconds(compute)}, {format_seconds(memory)}) + {format_seconds(rest)}",
+                   format_seconds(total), total,
+                   (Term("t_F", f"{kind}_compute_seconds", format_seconds(compute)),
+                    Term("t_M", f"{kind}_memory_seconds", format_seconds(memory)),
+                    Term("t_rest", f"{kind}_rest_seconds", format_seconds(rest))), source)
+
+
 def _decode_step(r: Report) -> Formula:
     d = r.decode
-    c, m, step = d.compute_seconds, d.memory_seconds, d.seconds_per_token
-    rest = step - max(c, m)      # what no FLOP or byte of the larger term sets: overlap, links, per-step costs
-    return Formula("decode_step_seconds", "t = max(t_F, t_M) + t_rest",
-                   f"max({format_seconds(c)}, {format_seconds(m)}) + {format_seconds(rest)}",
-                   format_seconds(step), step,
-                   (Term("t_F", "step_compute_seconds", format_seconds(c)),
-                    Term("t_M", "step_memory_seconds", format_seconds(m)),
-                    Term("t_rest", "step_rest_seconds", format_seconds(rest))), "engine.request.time_pass (decode)")
+    return _pass_time("decode_step_seconds", "t", d.compute_seconds, d.memory_seconds, d.seconds_per_token, "step",
+                      "engine.request.time_pass (decode)")
 
 
 BUILDERS: dict[str, Callable[..., Formula]] = {

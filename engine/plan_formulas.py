@@ -15,6 +15,8 @@ Qt-free.
 """
 from __future__ import annotations
 
+import math
+
 from engine.cost import SECONDS_PER_HOUR, TOKENS_PER_MILLION
 from engine.errors import refusal
 from engine.formulas import Formula, Term
@@ -83,11 +85,15 @@ def _rate(rate: float) -> str:
 
 
 def knee_formula(rates: tuple[float, ...], latencies: tuple[float, ...]) -> Formula:
-    """The knee of the P90 first-token ``latencies`` at fleet ``rates`` (``engine.plan_curve.knee``); refused as an
-    unknown figure when the curve has none."""
+    """The knee of the P90 first-token ``latencies`` at fleet ``rates`` (``engine.plan_curve.knee``); refused in one
+    sentence when the curve has none, or when it is not as many finite times above 0 as rates, two or more."""
+    points = (*rates, *latencies)
+    if len(rates) != len(latencies) or len(rates) < 2 or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0 for v in points):
+        raise refusal("formula.bad_curve", {"rates": len(rates), "times": len(latencies)})
     i = knee_bracket(rates, latencies)
     if i is None:
-        raise refusal("formula.unknown", {"got": "knee_requests_per_second", "allowed": tuple(BUILDERS)})
+        raise refusal("formula.no_knee", {"factor": format_count(KNEE_FACTOR)})
     value = knee(rates, latencies)
     light, (r0, r1), (t0, t1) = latencies[0], rates[i - 1:i + 1], latencies[i - 1:i + 1]
     terms = (Term("t_light", "light_ttft", format_seconds(light)), Term("R₀", "rate_before", _rate(r0)),

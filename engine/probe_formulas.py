@@ -53,7 +53,7 @@ def _ridge(device: DeviceMeasurement, pass_name: str) -> Formula:
                    "engine.probe_result.DeviceMeasurement.ridge_flops_per_byte")
 
 
-BUILDERS = {"measured_ridge": _ridge,"measured_busy_share": lambda d, name: _share(d, name, idle=False),
+BUILDERS = {"measured_ridge": _ridge, "measured_busy_share": lambda d, name: _share(d, name, idle=False),
             "measured_idle_share": lambda d, name: _share(d, name, idle=True),
             "predicted_seconds": _predicted}
 
@@ -64,5 +64,5 @@ def formula(device: DeviceMeasurement, key: str, pass_name: str = "decode") -> F
     if key not in BUILDERS:
         raise refusal("formula.unknown", {"got": key, "allowed": tuple(BUILDERS)})
     if pass_name not in PASSES:
-        raise refusal("formula.unknown", {"got": pass_name, "allowed": PASSES})
+        raise refusal("formula.unknown_pass", {"got": pass_name, "allowed": PASSES})
     return BUILDERS[key](device, pass_name)

@@ -47,6 +47,7 @@ class DecodeReport:
     context_tokens: float = 0.0   # tokens cached per sequence at the step described (the mean context)
     communication_seconds: float = 0.0   # every level of one step's communication (engine.communication); in JSON
     communication_levels: tuple[tuple[str, str, float], ...] = ()   # (level, link, seconds) of each level
+    sequences_per_step: int = 1   # sequences one step carries: the batch, or one pipeline stage's micro-batch
     flops_per_byte = property(lambda self: self.flops_per_token / self.bytes_per_token)   # arithmetic intensity
 
 

@@ -22,7 +22,7 @@ def token_ratio(tokens: int, reference_tokens: int) -> float:
     return tokens / reference_tokens if reference_tokens else 0.0
 
 
-def cost_per_million_sentences(tokens_per_pair: float, usd_per_million_tokens: float) -> float:
-    """US dollars for a million sentences of ``tokens_per_pair`` tokens each: that is ``tokens_per_pair``
-    million tokens, so the price of a million tokens times ``tokens_per_pair`` (no physics: a unit change)."""
-    return tokens_per_pair * usd_per_million_tokens
+def cost_per_million_sentences(tokens_per_sentence: float, usd_per_million_tokens: float) -> float:
+    """US dollars for a million sentences of ``tokens_per_sentence`` tokens each: that is ``tokens_per_sentence``
+    million tokens, so the price of a million tokens times ``tokens_per_sentence`` (no physics: a unit change)."""
+    return tokens_per_sentence * usd_per_million_tokens

@@ -57,7 +57,9 @@ BUILDERS = {"characters_per_token": (_characters_per_token, ("count", "divisor")
 KEYS = tuple(BUILDERS)
 
 
-def _checked(value, kind: str):
+def checked_value(value, kind: str):
+    """``value`` as a figure of ``kind`` takes it ("count": a whole number, 0 or more; "divisor": 1 or more;
+    "price": a finite number, 0 or more), or refused in one sentence naming it (every formula of counts checks so)."""
     number = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
     if kind == "price":
         if not number or value < 0:
@@ -78,4 +80,4 @@ def formula(key: str, *values: float) -> Formula:
     builder, kinds = entry
     if len(values) != len(kinds):
         raise TypeError(f"{key} takes {len(kinds)} values ({', '.join(kinds)}), got {len(values)}")
-    return builder(*(_checked(value, kind) for value, kind in zip(values, kinds)))
+    return builder(*(checked_value(value, kind) for value, kind in zip(values, kinds)))

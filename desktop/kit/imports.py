@@ -4,8 +4,9 @@ libraries (numpy, pyqtgraph).
 Importing is Python work in one piece: pyqtgraph with numpy under it is about 0.3 s, a scene's view 20-80 ms.
 Done on the UI thread in idle time (the deck imported each scene there, scene 1 made its roofline plot) it
 froze the window for that long. On a thread of its own an import shares the interpreter with the UI thread,
-which gets it back every switch interval (5 ms), so the window keeps its frames. An import defines classes
-and functions; no Qt object is made, which is safe off the UI thread.
+which gets it back every switch interval (5 ms) except while a compiled extension initialises (numpy's core, a
+Qt module: tens of ms each), so the window keeps its frames. An import defines classes and functions; no QObject
+is made, which is safe off the UI thread.
 
 Idle work waits while the thread runs (``importing()``): a job that imports one of these modules on the UI
 thread meanwhile would wait on that import's lock. A module that fails to import is skipped: the UI

@@ -10,7 +10,9 @@ from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.scenes.levers.choices import BUILDS, LeversChoices
 from desktop.scenes.levers.story import LeversStory
 from desktop.scenes.levers.tables import FIGURES
+from engine import compute_report
 from engine.levers import lever_outcome
+from engine.units import format_seconds
 from tests.desktop.stories import CATALOG, story
 
 FORMULA_OF_ROW = {"tpot_seconds": "tpot_seconds", "ttft_seconds": "ttft_seconds",
@@ -53,7 +55,10 @@ def test_the_weights_cards_are_the_fp8_report_of_the_scenario_with_the_engines_o
     assert formulas["ttft_seconds"].value == pytest.approx(engine.ttft_seconds)
     assert formulas["tokens_per_second_per_gpu"].value == pytest.approx(engine.tokens_per_second_per_gpu)
     assert formulas["max_batch"].value == engine.sequences_that_fit > told.outcome.base.sequences_that_fit
-    assert "1979 TFLOPS" in formulas["ttft_seconds"].values          # FP8's peak: the lever's side, not FP16's
+    fp8 = compute_report(told.outcome.with_scenario, CATALOG)          # the lever's side, not FP16's
+    assert fp8.scenario.weights == "fp8"
+    assert formulas["ttft_seconds"].values.startswith(f"max({format_seconds(fp8.prefill.compute_seconds)}, ")
+    assert fp8.prefill.compute_seconds < compute_report(DEFAULT_SCENARIO, CATALOG).prefill.compute_seconds
 
 
 def test_the_stacks_cards_are_all_levers_on_at_the_batch_it_runs():

@@ -81,8 +81,13 @@ def test_a_replica_wider_than_a_node_fills_nodes_of_its_own():
 
 
 def test_a_curve_without_a_knee_and_an_unknown_figure_are_refused():
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as refused:
         knee_formula((1.0, 2.0, 3.0), (0.1, 0.12, 0.15))        # never twice the lightest load's
+    assert refused.value.code == "formula.no_knee" and "no knee" in str(refused.value)
+    for rates, times in (((1.0, 2.0), (0.1, 0.2, 0.4)), ((1.0,), (0.1,)), ((1.0, 2.0), (0.1, float("nan")))):
+        with pytest.raises(InputError) as refused:
+            knee_formula(rates, times)                         # not a curve: one sentence, never an IndexError
+        assert refused.value.code == "formula.bad_curve"
     with pytest.raises(InputError) as refused:
         formula(engine_plan(), "vibes")
     assert refused.value.code == "formula.unknown"

@@ -100,8 +100,9 @@ def test_an_unknown_figure_or_pass_is_refused_naming_the_known_ones():
     with pytest.raises(InputError) as refused:
         formula(cpu, "vibes")
     assert "measured_busy_share" in str(refused.value)
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as refused:
         formula(cpu, "measured_busy_share", "training")
+    assert refused.value.code == "formula.unknown_pass" and "'prefill'" in str(refused.value)
     assert formula(cpu, "measured_idle_share", "prefill").result == format_percent(1 - PREFILL_UTILISATION)
 
 

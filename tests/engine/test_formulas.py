@@ -10,7 +10,7 @@ import pytest
 
 from engine import InputError, Scenario, compute_report, roofline
 from engine.formulas import KEYS, formula
-from engine.units import format_bytes, format_parameters, format_percent, format_usd
+from engine.units import format_bytes, format_parameters, format_percent, format_seconds, format_usd
 
 DEFAULT = Scenario(gpus=2)                                   # Llama 3.1 70B, FP16, two H800s
 SCENARIOS = [
@@ -199,5 +199,26 @@ def test_the_first_token_with_a_draft_adds_the_drafts_own_prefill():
     shown = formula(r, "ttft_seconds")
     assert shown.symbols == "t_first = T_prefill + T_draft"
     assert r.prefill.seconds + r.speculative.draft_prefill_seconds == pytest.approx(shown.value)
-    plain = formula(compute_report(DEFAULT), "ttft_seconds")
-    assert plain.symbols == "t_first = F ÷ (g × P × u)" and "2 × 989 TFLOPS" in plain.values
+    plain_report = compute_report(DEFAULT)
+    plain = formula(plain_report, "ttft_seconds")          # the roofline's larger term and the rest, as the engine
+    assert plain.symbols == "t_first = max(t_F, t_M) + t_rest"
+    assert plain.values.startswith(f"max({format_seconds(plain_report.prefill.compute_seconds)}, ")
+    rest = plain_report.ttft_seconds - max(plain_report.prefill.compute_seconds, plain_report.prefill.memory_seconds)
+    assert plain.values.endswith(f"+ {format_seconds(rest)}") and rest >= 0
+
+
+def test_with_pipeline_stages_the_idle_cards_arithmetic_is_one_micro_batchs_and_gives_its_result():
+    """Over 16 H800s (two nodes: pipeline stages) a decode step carries one micro-batch, not the whole batch; the
+    card's own numbers must give the share it shows (they gave 91.0% beside 95.5% while n was the batch)."""
+    r = compute_report(Scenario(gpus=16, batch=32))
+    shown = formula(r, "step_idle_share")
+    n = r.decode.sequences_per_step
+    assert n < 32 and {t.symbol: t.value for t in shown.terms}["n"] == f"{n:,}"
+    busy = r.decode.flops_per_token * n / (r.decode.seconds_per_token * 16 * r.peak_flops_per_gpu)
+    assert format_percent(1 - busy) == shown.result
+
+
+def test_when_the_weights_leave_no_room_the_sequences_card_says_none_fit_with_a_true_minus():
+    shown = formula(compute_report(Scenario(gpus=1)), "max_batch")          # 70B at FP16 on one 80 GB card
+    assert shown.symbols == "n = max(0, ⌊R ÷ S⌋)" and shown.result == "0"
+    assert "−" in shown.values and "-" not in shown.values
