@@ -247,9 +247,12 @@ def test_a_vocabulary_that_is_not_the_published_one_is_refused(monkeypatch):
         tokenizer_vocab.vocabulary(missing)
 
 
-def test_a_tiktoken_file_is_read_as_each_lines_token_bytes_and_rank():
+def test_a_tiktoken_file_is_read_as_each_lines_token_bytes_and_rank(monkeypatch):
+    import engine.tokenizer_vocab as tokenizer_vocab
     from engine.tokenizer_vocab import _ranks
     data = b"IQ== 0\nIg== 1\n5pyI 7\n"                 # "!", '"', "月"'s three bytes
+    assert _ranks(data) == {b"!": 0, b'"': 1, "月".encode(): 7}
+    monkeypatch.setattr(tokenizer_vocab, "_RANKS_PER_PIECE", 2)      # read in pieces: the same, none lost
     assert _ranks(data) == {b"!": 0, b'"': 1, "月".encode(): 7}
     with pytest.raises(ValueError, match="one token and its rank per line"):
         _ranks(b"IQ== 0\nIg==\n")
