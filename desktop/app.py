@@ -17,6 +17,7 @@ from desktop import settings as settings_store
 from desktop.fonts import install_cjk_fallback
 from desktop.garbage import collect_on_ui_thread
 from desktop.i18n import Language
+from desktop.kit import imports
 from desktop.quit_signals import QuitOnSignals
 from desktop.error_text import error_text
 from desktop.scenario_store import NoScenario, ScenarioStore
@@ -178,6 +179,7 @@ def run_window(language: Language, language_code: str | None, theme_id: str | No
         code = app.exec()
     finally:
         quit_on_signals.uninstall()
+        imports.finish()                          # no import left half done when the interpreter shuts down
     if window.isVisible():
         window.close()       # quitting without closing (first-frame run, a signal, session end) still saves
     return code

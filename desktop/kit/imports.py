@@ -10,7 +10,9 @@ is made, which is safe off the UI thread.
 
 Idle work waits while the thread runs (``importing()``): a job that imports one of these modules on the UI
 thread meanwhile would wait on that import's lock. A module that fails to import is skipped: the UI
-thread's own import raises again where it shows inline.
+thread's own import raises again where it shows inline. When the app ends (``finish``), the thread stops after
+the module it is importing and is waited for: an interpreter that shuts down under a half-done import can hang
+on that import's lock, or fail in it ("can't register atexit after shutdown").
 """
 from __future__ import annotations
 
@@ -18,15 +20,23 @@ import importlib
 import threading
 
 LIBRARIES = ("numpy", "pyqtgraph")
+# What a scene's preparation starts a process with (scene 6's tokenizer process): imported first, so that no
+# preparation thread imports them itself, perhaps while the app is ending (where they cannot register their exit
+# hooks: "can't register atexit after shutdown").
+PROCESS_LIBRARIES = ("multiprocessing", "concurrent.futures.process")
 WAIT_MS = 20                  # idle work looks again this often while the thread imports
+FINISH_SECONDS = 10.0         # the longest the app's end waits for the module being imported
 
 _thread: threading.Thread | None = None
+_stop = threading.Event()
 _done: set[str] = set()       # imported by the thread, or failed there (a module is in sys.modules from the start
                               # of its import on, so that says nothing of whether it is ready)
 
 
 def _import(names: tuple[str, ...]) -> None:
     for name in names:
+        if _stop.is_set():
+            return
         try:
             importlib.import_module(name)
         except Exception:         # the UI thread's own import raises it again, where it is shown
@@ -39,10 +49,18 @@ def import_in_background(names) -> threading.Thread | None:
     global _thread
     if _thread is not None:
         return None
+    _stop.clear()
     _thread = threading.Thread(target=_import, args=(tuple(names),), name="imports after the first frame",
                                daemon=True)
     _thread.start()
     return _thread
+
+
+def finish(timeout: float = FINISH_SECONDS) -> None:
+    """The app ends: no module after the one being imported, and that one waited for (at most ``timeout``)."""
+    _stop.set()
+    if _thread is not None:
+        _thread.join(timeout)
 
 
 def importing() -> bool:

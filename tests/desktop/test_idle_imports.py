@@ -35,6 +35,23 @@ def test_modules_are_imported_in_order_on_a_thread_of_their_own_once(tmp_path, m
         sys.modules.pop(name, None)
 
 
+def test_when_the_app_ends_the_thread_finishes_the_module_it_is_importing_and_starts_no_other(
+        tmp_path, monkeypatch, fresh_imports):
+    (tmp_path / "idle_gate.py").write_text("import threading\nstarted, go = threading.Event(), threading.Event()\n")
+    (tmp_path / "slow_idle_module.py").write_text("import idle_gate\nidle_gate.started.set()\nidle_gate.go.wait(30)\n")
+    (tmp_path / "later_idle_module.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import idle_gate
+    thread = imports.import_in_background(["slow_idle_module", "later_idle_module"])
+    assert idle_gate.started.wait(30)
+    imports.finish(timeout=0)            # the app ends while the slow module is half imported
+    idle_gate.go.set()
+    imports.finish()                     # ... and waits for that one
+    assert not thread.is_alive() and "slow_idle_module" in sys.modules and "later_idle_module" not in sys.modules
+    for name in ("idle_gate", "slow_idle_module"):
+        sys.modules.pop(name, None)
+
+
 def test_a_scenes_idle_work_waits_while_the_thread_imports(qtbot, monkeypatch):
     from PySide6.QtWidgets import QWidget
 
@@ -74,5 +91,5 @@ def test_the_deck_imports_every_scene_then_the_libraries_and_prepares_each_scene
                             classmethod(lambda cls, kit: prepared.append(cls.key)))
     deck.prepare_in_idle(delay_ms=0)
     qtbot.waitUntil(lambda: len(prepared) == len(deck.entries))
-    assert asked == [[entry.module for entry in deck.entries] + list(imports.LIBRARIES)]
+    assert asked == [[*imports.PROCESS_LIBRARIES, *(entry.module for entry in deck.entries), *imports.LIBRARIES]]
     assert prepared == [entry.key for entry in deck.entries]
