@@ -137,8 +137,8 @@ class SceneDeck(QObject):
     # -- idle time after the first frame ---------------------------------------------
     def prepare_in_idle(self, delay_ms: int = PREPARE_DELAY_MS) -> None:
         """From ``delay_ms`` after the first frame: import the process libraries, every scene's modules, then the
-        plotting libraries, on a thread of their own (``desktop.kit.imports``: the window keeps its frames meanwhile), and as each
-        scene's modules arrive, let it start on this thread what its first visit would wait for
+        plotting libraries, on a thread of their own (``desktop.kit.imports``: the window keeps its frames
+        meanwhile), and as each scene's modules arrive, let it start on this thread what its first visit would wait for
         (``Scene.prepare_before_first_visit``: the tokenizer process's first work), one scene per turn of the
         event loop, so no first visit shows a loading message for long. A scene that fails to import or to
         prepare here fails again, inline, when shown."""

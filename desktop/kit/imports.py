@@ -1,5 +1,5 @@
-"""Modules imported on a thread of their own once the first frame is up: every scene's, then the plotting
-libraries (numpy, pyqtgraph).
+"""Modules imported on a thread of their own once the first frame is up: the process libraries, every scene's,
+then the plotting libraries (numpy, pyqtgraph).
 
 Importing is Python work in one piece: pyqtgraph with numpy under it is about 0.3 s, a scene's view 20-80 ms.
 Done on the UI thread in idle time (the deck imported each scene there, scene 1 made its roofline plot) it
