@@ -10,8 +10,8 @@ modules, never Qt; the same on every platform). It loads each vocabulary once
 and keeps it for every later job while a scene on screen holds the process
 (``hold``/``let_go``: scene 6, where typing cuts again); with none holding it,
 it ends once its jobs are done (``release_if_idle``), so the vocabularies that
-scenes asking once loaded (scene 3's cut, scene 8's corpus rates) do not stay
-in memory. It sends back only small results: counts, and the pieces of a
+scenes asking once loaded (scene 8's corpus rates) do not stay in memory.
+(Scene 3 still cuts its texts in the app's own process, on a worker thread.) It sends back only small results: counts, and the pieces of a
 text's beginning.
 
 ``submit(job, *args, channel=...)`` runs ``job(*args, cancelled=flag)`` there
