@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, ClassVar, Iterator
 
 from desktop.kit import questions
-from desktop.kit.answers import Ask
+from desktop.kit.answers import Ask, refused
 from engine import InputError, Report, Scenario
 
 Text = Callable[..., str]            # text(key, count=None, **values): the scene's own texts
@@ -150,10 +150,17 @@ class Story:
         Default: none."""
         return {}
 
-    def formula(self, scenario: Scenario, key: str, at: float | None = None) -> dict[str, Any]:
-        """``{key: formula}`` of ``scenario`` (at the stage's own value ``at``), or {} when the engine refuses it."""
-        answer = self.ask(questions.formula, scenario, key, at)
-        return {} if isinstance(answer, InputError) else {key: answer}
+    def formula(self, scenario: Scenario, key: str, at: float | None = None, figure: str | None = None
+                ) -> dict[str, Any]:
+        """``{figure: formula}`` of ``scenario``'s ``key`` (at the stage's own value ``at``; ``figure``: the key
+        the stage knows it by, by default ``key``), or {} when the engine refuses it."""
+        return self.asked_formula(figure or key, questions.formula, scenario, key, at)
+
+    def asked_formula(self, figure: str, question: Callable, *arguments) -> dict[str, Any]:
+        """``{figure: the formula question gives}`` (a question of ``desktop.kit.questions`` asked with
+        ``arguments``: a plan's, a measurement's, counts'), or {} when the engine refuses it."""
+        answer = self.ask(question, *arguments)
+        return {} if refused(answer) else {figure: answer}
 
     def subject(self) -> tuple[Scenario, Any]:
         """The scenario the stage shows and its report (or refusal): named in the stage's corner and marked

@@ -149,8 +149,7 @@ class ModelMemoryStory(Story):
         found = {}
         for name, scenario in cases.items():
             for key in BAR_FORMULAS:
-                found.update({f"{key}.{name}" if name else key: shown
-                              for shown in self.formula(scenario, key).values()})
+                found.update(self.formula(scenario, key, figure=f"{key}.{name}" if name else key))
         return found
 
     def subject_note(self) -> str:

@@ -307,8 +307,8 @@ class PrefillDecodeStory(Story):
             found = {}
             for batch in sweep_batches(self.scenario.batch, self.crossover):
                 if _at(self, batch) is not None:
-                    found.update({f"tpot_seconds.{batch}": shown for shown in
-                                  self.formula(replace(self.scenario, batch=batch), "tpot_seconds").values()})
+                    found.update(self.formula(replace(self.scenario, batch=batch), "tpot_seconds",
+                                              figure=f"tpot_seconds.{batch}"))
             return found
         return self.formula(self.scenario, "tpot_seconds") if self.build >= DECODE and decode_steps(self.scenario) \
             else {}

@@ -202,12 +202,10 @@ class ServingStory(Story):
         for key in self.formula_labels():
             if key == "knee_requests_per_second":
                 curve = self.answer(self.curve_request)
-                answer = self.ask(questions.knee_formula, tuple(map(float, curve.requests_per_second)),
-                                  tuple(map(float, curve.ttft_p90_seconds)))
+                rates, times = tuple(map(float, curve.requests_per_second)), tuple(map(float, curve.ttft_p90_seconds))
+                found.update(self.asked_formula(key, questions.knee_formula, rates, times))
             else:
-                answer = self.ask(questions.plan_formula, self.plan, key)
-            if not refused(answer):
-                found[key] = answer
+                found.update(self.asked_formula(key, questions.plan_formula, self.plan, key))
         return found
 
     # -- the stage -------------------------------------------------------------------------------------

@@ -296,8 +296,7 @@ class SummaryStory(Story):
         found = {}
         for key in self.shown_figures():
             if key in CACHE_WORK_FIGURES:
-                answer = self.ask(questions.cache_work_formula, key, PLAYBACK_TOKENS)
-                found.update({} if isinstance(answer, InputError) else {key: answer})
+                found.update(self.asked_formula(key, questions.cache_work_formula, key, PLAYBACK_TOKENS))
             else:
                 found.update(self.formula(self.scenario, key))
         return found

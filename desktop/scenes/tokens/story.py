@@ -192,9 +192,7 @@ class TokensStory(Story):
             if counts is None:
                 found.update(self.formula(self.scenario, key))
                 continue
-            answer = self.ask(questions.token_formula, key.split(".")[0], *counts)
-            if not isinstance(answer, InputError):
-                found[key] = answer
+            found.update(self.asked_formula(key, questions.token_formula, key.split(".")[0], *counts))
         return found
 
     def parallel_status(self) -> str:

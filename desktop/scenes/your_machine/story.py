@@ -193,16 +193,14 @@ class YourMachineStory(Story):
         for key in self.formula_labels():
             row, figure = key.split(".")[:2]
             if row == "gpu":
-                found.update({key: shown for shown in self.formula(self.comparison_subject, "ridge_point").values()})
-                continue
-            if row == "gpu_decode":
+                found.update(self.formula(self.comparison_subject, "ridge_point", figure=key))
+            elif row == "gpu_decode":
                 name = "step_idle_share" if figure == "idle" else "decode_step_seconds"
-                found.update({key: shown for shown in self.formula(self.comparison_subject, name).values()})
-                continue
-            answer = self.ask(questions.probe_formula, self.figures.cpu, PROBE_FORMULA_OF[figure],
-                              row.removeprefix("here_") if row != "here" else "decode")
-            if not isinstance(answer, InputError):
-                found[key] = answer
+                found.update(self.formula(self.comparison_subject, name, figure=key))
+            else:
+                found.update(self.asked_formula(key, questions.probe_formula, self.figures.cpu,
+                                                PROBE_FORMULA_OF[figure],
+                                                row.removeprefix("here_") if row != "here" else "decode"))
         return found
 
     # -- the side panel -----------------------------------------------------------------------------------------
