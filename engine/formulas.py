@@ -34,8 +34,9 @@ The figures:
 - ``tokens_per_second``: sequences ÷ time per token;
 - ``usd_per_million_input_tokens`` and ``usd_per_million_output_tokens``: GPU time a token
   takes × the price of that time (``engine.cost.token_prices``);
-- ``output_to_input_price_ratio``: the output price ÷ the input price.
-- ``ttft_seconds``: the prefill's FLOP at the share of the GPUs' peak it reaches (and the draft's prefill);
+- ``output_to_input_price_ratio``: the output price ÷ the input price;
+- ``ttft_seconds``: the prefill pass's larger roofline term (its FLOP or its bytes) plus the rest the engine adds
+  (communication, overlap, per-pass costs), or, with a draft model, the prefill plus the draft's prefill;
 - ``tokens_per_second_per_gpu``: sequences ÷ (time per token × GPUs) (scene 7's lever tables);
 - ``step_idle_share``: one minus the decode step's achieved FLOP/s over the peak of all GPUs in either mode
   (the report's utilisation, as scene 7's belt shows it);

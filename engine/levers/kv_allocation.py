@@ -92,4 +92,3 @@ def sequence_fit(room_bytes_per_gpu: float, kv_bytes_per_token_per_gpu: float, s
                         else pages(context) * PAGE_TOKENS)
         per_sequence += draft_tokens * draft_kv_bytes_per_token_per_gpu
     return SequenceFit(room_bytes_per_gpu - shared, per_sequence, replicas)
-
