@@ -14,12 +14,13 @@ Switching the language emits ``Language.changed``; views re-read their text.
 from __future__ import annotations
 
 import functools
-import tomllib
 from collections import ChainMap
 from collections.abc import Mapping
 from importlib import resources as package_files
 
 from PySide6.QtCore import QLocale, QObject, Signal
+
+from engine.parsed_toml import parsed_toml
 
 LANGUAGES = ("zh", "en")
 TEXT_PACKAGE = "resources.text"
@@ -49,7 +50,7 @@ def text_file(stem: str) -> dict[str, dict]:
     texts: dict[str, dict] = {}
     entry = package_files.files(TEXT_PACKAGE).joinpath(f"{stem}.toml")
     if entry.is_file():
-        _flatten(stem, tomllib.loads(entry.read_text(encoding="utf-8")), texts)
+        _flatten(stem, parsed_toml(entry.read_text(encoding="utf-8"), f"text.{stem}"), texts)
     return texts
 
 

@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from engine.config_dir import FileTooBig, NotRegularFile, read_regular_file
+from engine.config_dir import FileTooBig, NotRegularFile, read_regular_file, remove_left_behind
 from engine.units import format_bytes
 
 # Settings and scenarios nest two levels. A deeper file is "nested too deeply" on every Python: json.loads itself
@@ -69,10 +69,6 @@ def write_json_table(path: Path, table: dict) -> None:
             os.fsync(stream.fileno())
         os.replace(temporary, path)   # never leave a half-written file behind
     except OSError as problem:
-        if temporary is not None:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
+        remove_left_behind(temporary)
         problem.filename = str(path)
         raise

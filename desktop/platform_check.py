@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import socket
 import sys
 from typing import Callable, Mapping
 
@@ -66,6 +65,7 @@ def wayland_display_reachable(environ: Mapping[str, str]) -> bool:
     """Whether the Wayland compositor's socket (``$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY``) takes a connection."""
     name = environ.get("WAYLAND_DISPLAY", "")
     path = name if os.path.isabs(name) else os.path.join(environ.get("XDG_RUNTIME_DIR", ""), name)
+    import socket               # only under Wayland: every other start is spared its import
     if not hasattr(socket, "AF_UNIX"):
         return True
     try:

@@ -50,6 +50,8 @@ def split_arguments(argv: list[str], own_options: set[str]) -> tuple[list[str], 
     A value may start with "-" ("--batch -5" reaches the check, which names it); one that is an option itself
     (ours or the engine's) is none.
     """
+    if all(argument.partition("=")[0] in own_options or not argument.startswith("--") for argument in argv):
+        return list(argv), []     # no "--name" but ours: no scenario option, and the engine's parser is not built
     options = scenario_options()
     known = set(options) | set(own_options)
     own: list[str] = []

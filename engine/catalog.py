@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import functools
 import os
-import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
@@ -57,6 +56,7 @@ from engine.catalog_types import (  # noqa: F401  (Catalog, normalise_id: re-exp
 )
 from engine.config_dir import config_dir, read_regular_file
 from engine.errors import InputError, shorten
+from engine.parsed_toml import parsed_toml
 
 USER_CATALOG_ENV = "INFERENCE_PHYSICS_CATALOG"
 MAX_USER_CATALOG_BYTES = 4_000_000      # a catalogue of thousands of entries; more is not a catalogue
@@ -100,8 +100,8 @@ def _read_builtin(name: str, filename: str, builtin_dir: Path | str | None) -> d
         resource = Path(builtin_dir) / filename
         shown = str(resource)
     try:
-        document = tomllib.loads(resource.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        document = parsed_toml(resource.read_text(encoding="utf-8"), f"catalog.{name}")
+    except (OSError, ValueError) as error:       # ValueError: not UTF-8, or not TOML (tomllib.TOMLDecodeError)
         raise InputError(f"The built-in catalogue file {shown} cannot be read: {error}.") from None
     if set(document) != {name} or not isinstance(document[name], dict):
         raise InputError(f"The built-in catalogue file {shown} must hold only [{name}.<id>] tables.")
@@ -119,10 +119,12 @@ def _merge_user_file(path: Path, tables: dict[str, dict], warnings: list[str],
                      skipped: dict[str, dict[str, tuple[str, str]]]) -> None:
     shown = display_path(path)
     try:                                         # read-only, a regular file of bounded size: never written
-        document = tomllib.loads(read_regular_file(path, MAX_USER_CATALOG_BYTES).decode("utf-8"))
+        raw = read_regular_file(path, MAX_USER_CATALOG_BYTES)
+        import tomllib                           # a start without a file of one's own never parses TOML here
+        document = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         return
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, MemoryError) as error:
+    except (OSError, ValueError, RecursionError, MemoryError) as error:   # ValueError: not UTF-8, not TOML
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or "nested too deeply"
         if isinstance(error, RecursionError):
             reason = "nested too deeply"

@@ -1,9 +1,11 @@
-"""The app's configuration folder: one answer for the catalogue file and the settings file.
+"""The app's configuration folder: one answer for the catalogue file and the settings file; and its cache folder.
 
 ``$XDG_CONFIG_HOME`` (or ``~/.config``) on Linux, ``%APPDATA%`` on Windows,
 ``~/Library/Application Support`` on macOS, each with ``inference-physics``
 under it. ``INFERENCE_PHYSICS_CONFIG_DIR`` names another folder (tests use it
-so that they never read or write a person's real files).
+so that they never read or write a person's real files). ``cache_dir`` is where
+the app keeps what it can always make again from its own files
+(``engine.parsed_toml``).
 
 ``read_regular_file`` is how the app reads its own small files (settings,
 the user's catalogue, a text to tokenize): only a regular file, at most a
@@ -40,6 +42,36 @@ def _platform_config_base() -> Path:
         return Path.home() / "Library" / "Application Support"
     xdg = os.environ.get("XDG_CONFIG_HOME")
     return Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
+
+
+def cache_dir() -> Path:
+    """The folder for what the app can make again from its own files: ``cache`` inside
+    ``INFERENCE_PHYSICS_CONFIG_DIR`` when that is set (so tests touch no real folder), else ``$XDG_CACHE_HOME``
+    (or ``~/.cache``) on Linux, ``%LOCALAPPDATA%`` on Windows, ``~/Library/Caches`` on macOS, each with
+    ``inference-physics`` under it. It need not exist yet."""
+    override = os.environ.get(CONFIG_DIR_VARIABLE)
+    if override:
+        return Path(override).expanduser() / "cache"
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA")
+        base = Path(local) if local else Path.home() / "AppData" / "Local"
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / APP_FOLDER
+
+
+def remove_left_behind(temporary: str | None) -> None:
+    """Remove the temporary file an unfinished write left (None: there is none); one that is already gone or
+    cannot be removed is no error: the write's own error, if any, is the one to report."""
+    if temporary is None:
+        return
+    try:
+        os.unlink(temporary)
+    except OSError:
+        pass
 
 
 class NotRegularFile(OSError):

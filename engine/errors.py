@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 import math
-import tomllib
 from collections.abc import Callable, Mapping
 from importlib import resources
 from numbers import Integral, Real
 
+from engine.parsed_toml import parsed_toml
 from engine.units import format_count
 
 MAX_SHOWN_CHARACTERS = 80             # a value someone typed (an id, a number), quoted
@@ -128,7 +128,8 @@ def _optional(text: Text, key: str) -> str:
 
 @functools.cache
 def _english_texts() -> dict[str, str]:
-    document = tomllib.loads(resources.files("resources").joinpath("text", "errors.toml").read_text(encoding="utf-8"))
+    document = parsed_toml(resources.files("resources").joinpath("text", "errors.toml").read_text(encoding="utf-8"),
+                           "text.errors")
     texts: dict[str, str] = {}
 
     def flatten(prefix: str, table: dict) -> None:

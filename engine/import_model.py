@@ -36,7 +36,7 @@ from pathlib import Path
 from engine.catalog import MAX_USER_CATALOG_BYTES, default_catalog, display_path, load_catalog, user_catalog_path
 from engine.catalog_entries import MODEL_FIELDS, EntryError, build_model
 from engine.catalog_types import Model, normalise_id
-from engine.config_dir import read_regular_file
+from engine.config_dir import read_regular_file, remove_left_behind
 from engine.errors import refusal
 from engine.hf_config import FAMILIES, model_fields
 from engine.parameters import parameter_counts
@@ -221,10 +221,6 @@ def _replace_if_unchanged(path: Path, before: bytes, after: bytes) -> bool:
         raise refusal("import.catalog_unusable", {"catalog": display_path(path),
                                                   "reason": error.strerror or str(error)}) from None
     finally:
-        if temporary is not None:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
+        remove_left_behind(temporary)
     return True
 

@@ -1,7 +1,7 @@
 """The offline bundle's entry point (frozen by tools/bundle.py; not used by the installed app).
 
 One program, two executables in the same folder:
-- ``inference-physics``: the app, exactly ``desktop.__main__:main`` (the console script);
+- ``inference-physics``: the app, exactly ``desktop.__main__:run`` (the console script);
   ``inference-physics engine ARGS`` runs the engine's command line instead.
 - ``inference-physics-engine ARGS``: the engine's command line (``report``, ``tokens``,
   ``catalog``); a console program, so that it prints on Windows too, where the app's
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == [ENGINE_SUBCOMMAND]:
         from engine.cli import main as engine_main
         return engine_main(argv[1:])
-    from desktop.__main__ import main as app_main
+    from desktop.__main__ import run as app_main
     return app_main(argv)
 
 

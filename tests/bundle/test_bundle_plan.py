@@ -73,5 +73,5 @@ def test_the_entry_point_runs_the_engine_as_a_subcommand_or_as_its_own_executabl
 def test_the_app_is_the_console_scripts_entry_point():
     import tomllib
     scripts = tomllib.loads((bundle.ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts[bundle.APP_NAME] == "desktop.__main__:main"
-    assert "desktop.__main__ import main" in (bundle.TOOLS / "bundle_entry.py").read_text()
+    assert scripts[bundle.APP_NAME] == "desktop.__main__:run"
+    assert "desktop.__main__ import run" in (bundle.TOOLS / "bundle_entry.py").read_text()

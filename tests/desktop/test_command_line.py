@@ -186,6 +186,18 @@ def test_every_option_of_engine_report_is_a_scenario_flag_of_the_app():
         set(scenario_options())
 
 
+def test_a_command_line_of_the_apps_own_options_parses_without_building_the_engines_parser(monkeypatch):
+    from desktop import scenario_options as options_module
+    assert not set(scenario_options()) & (set(cli.VALUE_OPTIONS) | set(cli.FLAG_OPTIONS))   # no name is both
+    built = []
+    monkeypatch.setattr(options_module, "_report_parser", lambda: built.append(1))
+    options_module.scenario_options.cache_clear()
+    args = cli.parse_command_line(["--lang", "zh", "--scene", "3", "--quit-after-first-frame"], Language("en"))
+    assert (args.lang, args.scene, args.quit_after_first_frame, args.scenario_given) == ("zh", "one_token", True, [])
+    assert built == []                  # start-up skips building the engine's argparse tree (a few ms)
+    options_module.scenario_options.cache_clear()
+
+
 def test_the_flags_change_only_the_fields_they_name():
     language = Language("en")
     args = cli.parse_command_line(["--export", "out", "--gpu", "h20", "--batch=16", "--prompt", "4000",
