@@ -10,6 +10,18 @@ these can crash the process at random (PySide, pyqtgraph and pytest-qt report
 the same). The app therefore turns the automatic collector off and runs it from
 a timer on the UI thread, as often as Python would have: the same memory
 behaviour, at moments when no Qt event is half delivered.
+
+A full collection walks every object the app has. Most of them live as long as
+it does: the modules, their classes and functions, the window, the scenes. So
+once start-up is over, and again once the thread that imports every scene and
+the plotting libraries (``desktop.kit.imports``) is done, the young generations
+are collected and whatever survives is frozen (``gc.freeze``): no later
+collection walks it again. While that thread imports, no full collection runs:
+it would walk every module imported so far (numpy and pyqtgraph among them)
+and stall the window for 100-300 ms, on the first visits a presenter makes.
+Frozen objects are still freed when nothing refers to them; only a cycle among
+them would be kept, and the app drops none of those (scenes and windows live
+until it ends).
 """
 from __future__ import annotations
 
@@ -17,9 +29,14 @@ import gc
 
 from PySide6.QtCore import QObject, QTimer
 
+from desktop.kit import imports
+
 # Often enough that garbage never piles up (a busy second allocates well under a generation's worth of
 # cycles); a check that finds nothing to do costs a microsecond.
 CHECK_INTERVAL_MS = 250
+# The stages whose survivors are frozen: "start-up" (the first check with no import thread running) and
+# "imports" (the first check after that thread is done).
+_settled: set[str] = set()
 
 
 class UiThreadCollector(QObject):
@@ -35,10 +52,21 @@ class UiThreadCollector(QObject):
 
     @staticmethod
     def check() -> int:
-        """Collect the oldest generation whose count has passed its threshold, as Python's own trigger would;
-        returns that generation, or -1 when none is due."""
+        """Collect the oldest generation whose count has passed its threshold, as Python's own trigger would
+        (at most generation 1 while the import thread runs); at the end of start-up and of the imports, the
+        young generations with what survives frozen. Returns the generation collected, or -1 when none was due."""
+        oldest = 2
+        if imports.importing():
+            oldest = 1
+        else:
+            stage = "imports" if imports.started() else "start-up"
+            if stage not in _settled:
+                _settled.add(stage)
+                gc.collect(1)
+                gc.freeze()
+                return 1
         counts, thresholds = gc.get_count(), gc.get_threshold()
-        due = [generation for generation in range(3) if counts[generation] > thresholds[generation]]
+        due = [generation for generation in range(oldest + 1) if counts[generation] > thresholds[generation]]
         if not due:
             return -1
         gc.collect(due[-1])

@@ -68,6 +68,11 @@ def importing() -> bool:
     return _thread is not None and _thread.is_alive()
 
 
+def started() -> bool:
+    """Whether ``import_in_background`` has started its thread (it may have finished since)."""
+    return _thread is not None
+
+
 def ready(name: str) -> bool:
     """Whether the UI thread may import ``name`` without waiting on the thread: it is done with it (imported or
     failed), or it imports nothing now."""

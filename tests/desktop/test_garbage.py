@@ -10,7 +10,9 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.app import create_application
+from desktop import garbage
 from desktop.garbage import UiThreadCollector, collect_on_ui_thread
+from desktop.kit import imports
 from desktop.kit.worker import Worker
 
 
@@ -61,7 +63,8 @@ def test_a_parentless_widget_in_a_cycle_is_still_deleted_between_events(qtbot):
     assert not [w for w in QApplication.topLevelWidgets() if w.objectName() == "dropped"]
 
 
-def test_a_check_collects_only_what_is_due():
+def test_a_check_collects_only_what_is_due(monkeypatch):
+    monkeypatch.setattr(garbage, "_settled", {"start-up", "imports"})
     thresholds = gc.get_threshold()
     gc.set_threshold(700, 10, 10)                      # Python's defaults, whatever a run set
     try:
@@ -72,3 +75,44 @@ def test_a_check_collects_only_what_is_due():
         assert gc.get_count()[0] < 100
     finally:
         gc.set_threshold(*thresholds)
+
+
+def _freezes(monkeypatch) -> list[int]:
+    frozen = []
+    monkeypatch.setattr(garbage.gc, "freeze", lambda: frozen.append(gc.get_count()[0]))   # never for real here
+    monkeypatch.setattr(garbage, "_settled", set())
+    return frozen
+
+
+def test_while_the_import_thread_runs_no_full_collection_runs_and_afterwards_survivors_are_frozen(monkeypatch):
+    frozen = _freezes(monkeypatch)
+    running = [True]
+    monkeypatch.setattr(imports, "importing", lambda: running[0])
+    monkeypatch.setattr(imports, "started", lambda: True)
+    collected = []
+    real_collect = gc.collect
+    monkeypatch.setattr(garbage.gc, "collect", lambda generation=2: collected.append(generation) or real_collect(generation))
+    thresholds = gc.get_threshold()
+    gc.set_threshold(700, 2, 2)               # a full collection due after a few young ones
+    try:
+        for _ in range(40):                   # enough generation-1 collections that a full one would be due
+            _cycles(800)
+            assert UiThreadCollector.check() in (0, 1)
+        assert collected and max(collected) == 1 and frozen == []
+        running[0] = False                    # the thread is done: young generations, then frozen, once
+        collected.clear()
+        assert UiThreadCollector.check() == 1 and collected == [1] and len(frozen) == 1
+        _cycles(800)
+        assert UiThreadCollector.check() in (0, 1, 2) and len(frozen) == 1
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def test_start_up_is_frozen_at_the_first_check_even_when_no_import_thread_ever_starts(monkeypatch):
+    frozen = _freezes(monkeypatch)
+    monkeypatch.setattr(imports, "importing", lambda: False)
+    monkeypatch.setattr(imports, "started", lambda: False)
+    assert UiThreadCollector.check() == 1 and len(frozen) == 1
+    assert garbage._settled == {"start-up"}
+    UiThreadCollector.check()
+    assert len(frozen) == 1                   # once per stage
