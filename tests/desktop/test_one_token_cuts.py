@@ -107,15 +107,19 @@ def test_a_cut_made_before_shows_at_once_and_the_export_waits_for_the_one_asked(
     assert again.cut == scene.cut and len(stand_in.jobs) == 1
 
 
-def test_the_cut_is_prepared_before_the_first_visit(qtbot, stand_in, monkeypatch):
+def test_the_cut_is_prepared_before_the_first_visit_in_each_language_one_after_the_other(qtbot, stand_in,
+                                                                                         monkeypatch):
     monkeypatch.setattr(tokenizer_process, "in_process", lambda: False)
     kit = SceneKit(Language("en"), ScenarioStore(), for_screen(THEMES["light"], 768))
     OneTokenScene.prepare_before_first_visit(kit)
     qtbot.waitUntil(lambda: len(stand_in.jobs) == 1, timeout=10000)
-    stand_in.finish(0)
-    scene = make(qtbot, "en")
-    assert scene.cut is not None and scene.cut.source == stand_in.jobs[0][1] and len(stand_in.jobs) == 1
-    assert scene.cut.tokenizer == default_tokenizer(kit.store.scenario.model)
+    stand_in.finish(0)                                   # the other language only once this one is cut
+    qtbot.waitUntil(lambda: len(stand_in.jobs) == 2, timeout=10000)
+    stand_in.finish(1)
+    english, chinese = make(qtbot, "en"), make(qtbot, "zh")
+    assert len(stand_in.jobs) == 2 and english.cut.source == stand_in.jobs[0][1]
+    assert chinese.cut.source == stand_in.jobs[1][1] and chinese.cut.prompt_text != english.cut.prompt_text
+    assert english.cut.tokenizer == chinese.cut.tokenizer == default_tokenizer(kit.store.scenario.model)
 
 
 def test_a_superseded_job_loads_no_vocabulary():

@@ -6,9 +6,9 @@ its ``one_token`` channel), so the app's own process loads no vocabulary: the
 window never stalls while one loads, and none is kept twice. What comes back
 (the pieces of two short texts, a few KB) is remembered here by what was cut
 (``CutRequest.source``), so a later visit, a switch back to a tokenizer or a
-language, or an export shows a cut made before at once. ``prepare(source)``
-asks in idle time after the app's first frame, so the first visit shows its
-cut at once.
+language, or an export shows a cut made before at once. ``prepare(sources)``
+asks in idle time after the app's first frame, so the first visit (and its
+first press of L) shows its cut at once.
 
 A source is asked of the process once, however many wait for it. Asking for
 another supersedes it (the person picked another tokenizer): the earlier job
@@ -78,10 +78,11 @@ def cancel() -> None:
         tokenizer_process.cancel(CHANNEL)
 
 
-def prepare(source: Source) -> None:
-    """Start cutting ``source`` for the first visit; returns at once (starting the process takes tens of ms: a
-    thread of its own does). Nothing where the job would run in this process: loading there stalls the window."""
-    threading.Thread(target=_prepare, args=(source,), daemon=True, name="inference-physics-prepare-cut").start()
+def prepare(sources: list[Source]) -> None:
+    """Start cutting ``sources`` for the first visit, one after another (none supersedes another); returns at once
+    (starting the process takes tens of ms: a thread of its own does). Nothing where the jobs would run in this
+    process: loading there stalls the window."""
+    threading.Thread(target=_prepare, args=(sources,), daemon=True, name="inference-physics-prepare-cut").start()
 
 
 def forget() -> None:
@@ -92,9 +93,14 @@ def forget() -> None:
         _latest = None
 
 
-def _prepare(source: Source) -> None:
-    if not tokenizer_process.in_process():
-        ask(source)
+def _prepare(sources: list[Source]) -> None:
+    if tokenizer_process.in_process():
+        return
+    for source in sources:
+        try:
+            cut(source)
+        except Exception:          # the visit asks again and shows why, inline
+            return
 
 
 def _failed(future: Future) -> bool:

@@ -18,10 +18,12 @@ so a person who picks another tokenizer does not wait for a new process.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from desktop.i18n import LANGUAGES, Language
 from desktop.kit import tokenizer_process
 from desktop.kit.idle import never_on_screen
 from desktop.kit.scene import Scene
@@ -138,9 +140,12 @@ class OneTokenScene(Scene):
     @classmethod
     def prepare_before_first_visit(cls, kit) -> None:
         """Idle time after the app's first frame: start cutting the request the first visit shows (the scenario
-        model's tokenizer, the current language) in the tokenizer process; returns at once."""
-        cuts.prepare(pictures.wanted_cut(pictures.default_tokenizer(kit.store.scenario.model),
-                                         lambda key: kit.language.text(f"{cls.key}.{key}")))
+        model's tokenizer, the current language, then the other: L shows it at once) in the tokenizer process;
+        returns at once."""
+        tokenizer = pictures.default_tokenizer(kit.store.scenario.model)
+        codes = (kit.language.code, *(code for code in LANGUAGES if code != kit.language.code))
+        cuts.prepare([pictures.wanted_cut(tokenizer, partial(_scene_text, Language(code), cls.key))
+                      for code in codes])
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -313,6 +318,10 @@ class OneTokenScene(Scene):
     def _sync_controls(self) -> None:
         self.controls().show_values(self.story().tokenizer, self._choices.speed, self._pending is not None,
                                     self.playing, self.text)
+
+
+def _scene_text(language: Language, scene_key: str, key: str) -> str:
+    return language.text(f"{scene_key}.{key}")
 
 
 SCENE = OneTokenScene
