@@ -3,8 +3,9 @@
 ``scene`` (the ``Scene`` view base and its ``SceneKit`` of services),
 ``story`` (the Qt-free ``Story`` base), ``answers`` and ``questions`` (the one
 cached way to ask the engine), ``worker`` (slow work off the UI thread),
+``tokenizer_process`` (every vocabulary read in a process of its own),
 ``idle`` (work after the first frame), ``signals`` (writing to a control
-without hearing it back). The transition and playback helpers are Qt-free and
+without hearing it back); ``child_process`` and ``imports`` serve them. The transition and playback helpers are Qt-free and
 live beside the widgets that use them (``widgets/transition.py``,
 ``widgets/playback.py``).
 """

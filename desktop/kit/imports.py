@@ -20,7 +20,7 @@ import importlib
 import threading
 
 LIBRARIES = ("numpy", "pyqtgraph")
-# What a scene's preparation starts a process with (scene 6's tokenizer process): imported first, so that no
+# What a scene's preparation starts a process with (``desktop.kit.tokenizer_process``): imported first, so that no
 # preparation thread imports them itself, perhaps while the app is ending (where they cannot register their exit
 # hooks: "can't register atexit after shutdown").
 PROCESS_LIBRARIES = ("multiprocessing", "concurrent.futures.process")

@@ -52,6 +52,7 @@ def test_l_at_a_middle_build_switches_title_caption_and_stage(qtbot, make_window
     caption_before = window.slide.caption_label.text()
 
     qtbot.keyClick(window.slide, Qt.Key.Key_L)
+    scene.ensure_ready()        # what it makes in the background for the new language (scene 3's cut), now
 
     assert window.language.code == "zh" and window.deck.current is scene and scene.build_index == middle
     assert window.slide.title_label.text() == _title(entry.key, "zh")

@@ -1,5 +1,5 @@
 """Scene "one token at a time": passes shown against the engine, the rest of the answer playing by itself,
-Play, Pause and Step on the scene clock, tokenizers cut off the UI thread, the text floor."""
+Play, Pause and Step on the scene clock, tokenizers cut in the tokenizer process, the text floor."""
 import dataclasses
 import threading
 
@@ -7,9 +7,10 @@ import pytest
 
 import engine.tokenizer_vocab as vocab
 from desktop.i18n import Language
-from desktop.kit import questions
+from desktop.kit import questions, tokenizer_process
 from desktop.kit.scene import SceneKit, create_scene
 from desktop.scenario_store import ScenarioStore
+from desktop.scenes.one_token import cuts
 from desktop.scenes.one_token.view import SCENE as OneTokenScene
 from desktop.scenes.one_token.pictures import MISCONCEPTIONS
 from desktop.scenes.one_token.story import DEFAULT_SPEED, BARS_AT_PROGRESS, pass_share
@@ -278,8 +279,10 @@ def test_no_stage_text_below_the_floor_and_none_overlapping(make_scene, language
 
 @pytest.fixture
 def loads(monkeypatch):
-    """Each vocabulary read from disk from now on: True where it was read on the UI thread."""
+    """Each vocabulary read from disk by the app's own process from now on: True where it was read on the UI
+    thread (none where the tokenizer process cuts); no cut made before is remembered."""
     vocab.forget_loaded()
+    cuts.forget()
     read, seen = vocab._vocabulary_bytes, []
 
     def recorded(info):
@@ -290,7 +293,7 @@ def loads(monkeypatch):
     vocab.forget_loaded()
 
 
-def test_reading_the_builds_never_loads_a_vocabulary_the_worker_does(make_scene, qtbot, loads):
+def test_reading_the_builds_never_loads_a_vocabulary_the_tokenizer_process_does(make_scene, qtbot, loads):
     scene = make_scene("zh", ready=False)
     for _ in range(3):                                  # what the frame, the speaker view and the handout read
         assert scene.build_count == 1 and scene.build_names == ("loading",) and scene.phase() == "loading"
@@ -301,8 +304,9 @@ def test_reading_the_builds_never_loads_a_vocabulary_the_worker_does(make_scene,
     loading = scene.controls().loading_label
     assert loading.isVisibleTo(scene.controls())        # the side panel says the vocabulary is loading
     with qtbot.waitSignal(scene.texts_changed, timeout=10000):
-        pass                                            # the worker's cut arrives; the caption changes
-    assert loads and True not in loads                  # read from disk, off the UI thread
+        pass                                            # the process's cut arrives; the caption changes
+    assert True not in loads                            # never on the UI thread; in this process only without one
+    assert bool(loads) == tokenizer_process.in_process()
     assert scene.cut is not None and scene.phase() in ("prompt", "prompt_bytes") and scene.build_count == len(BUILDS)
     assert not loading.isVisibleTo(scene.controls())
 
@@ -310,6 +314,7 @@ def test_reading_the_builds_never_loads_a_vocabulary_the_worker_does(make_scene,
 def test_whoever_needs_the_cut_now_asks_for_it(make_scene, loads):
     scene = make_scene("en", ready=False)
     assert scene.cut is None and scene.build_count == 1  # the worker has begun reading the vocabulary
-    scene.prepare_for_export()                          # the export: the cut now (waiting for the worker's read)
-    assert scene.cut is not None and scene.build_count == len(BUILDS) and len(loads) == 1   # read once
+    scene.prepare_for_export()                          # the export: the cut now (waiting for the process's read)
+    assert scene.cut is not None and scene.build_count == len(BUILDS)
+    assert len(loads) == (1 if tokenizer_process.in_process() else 0)       # read once, in the process
     assert scene.phase() == "same_computation"

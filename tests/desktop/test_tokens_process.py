@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.scenes.tokens import prepared, tokenizer_process
+from desktop.kit import tokenizer_process
+from desktop.scenes.tokens import prepared
 from desktop.scenes.tokens.cuts import Cancelled, count_in_chunks, playground_job
 from engine.tokens import count_tokens
 from tests.desktop.test_tokens import PLAYGROUND, make, played
@@ -71,7 +72,7 @@ def test_a_killed_process_is_said_once_and_the_next_job_starts_a_new_one():
 
 def test_the_process_ends_with_a_killed_app():
     program = ("import os, time\n"
-               "from desktop.scenes.tokens import tokenizer_process\n"
+               "from desktop.kit import tokenizer_process\n"
                "print(tokenizer_process.run(os.getpid), flush=True)\n"
                "time.sleep(120)\n")
     app = subprocess.Popen([sys.executable, "-c", program], cwd=ROOT, stdout=subprocess.PIPE, text=True,
@@ -105,7 +106,7 @@ def test_leaving_the_scene_ends_the_process_later_and_the_next_count_starts_anot
 
 def test_quitting_stops_the_running_count_ends_the_process_and_takes_no_more_jobs():
     program = ("import os\n"
-               "from desktop.scenes.tokens import tokenizer_process\n"
+               "from desktop.kit import tokenizer_process\n"
                "from concurrent.futures import CancelledError\n"
                "from desktop.scenes.tokens.cuts import Cancelled, count_in_chunks\n"
                "child = tokenizer_process.run(os.getpid)\n"

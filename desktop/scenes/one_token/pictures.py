@@ -66,10 +66,20 @@ def default_tokenizer(model_id: str) -> str:
     return info.id if info is not None else FALLBACK_TOKENIZER
 
 
-def cut_request(tokenizer: str, prompt_text: str, answer_text: str) -> CutRequest:
-    """Both texts cut by ``tokenizer`` (the first use of a vocabulary loads it: call from a worker)."""
-    return CutRequest(tokenizer, token_pieces(tokenizer, prompt_text), token_pieces(tokenizer, answer_text),
-                      prompt_text, answer_text)
+def wanted_cut(tokenizer: str, text: Text) -> tuple[str, str, str]:
+    """(tokenizer, prompt text, answer text) for the scene's texts in the current language (``CutRequest.source``)."""
+    return tokenizer, text("label.prompt_text"), text("label.answer_text")
+
+
+def cut_request(tokenizer: str, prompt_text: str, answer_text: str, cancelled=None) -> CutRequest | None:
+    """Both texts cut by ``tokenizer``: a job for the tokenizer process (the first use of a vocabulary loads it).
+    None once ``cancelled`` is set (a later cut took the channel), looked at before each text."""
+    pieces = []
+    for piece_text in (prompt_text, answer_text):
+        if cancelled is not None and cancelled.is_set():
+            return None
+        pieces.append(token_pieces(tokenizer, piece_text))
+    return CutRequest(tokenizer, *pieces, prompt_text, answer_text)
 
 
 def request_changes(cut: CutRequest, passes: int | None = None) -> dict:

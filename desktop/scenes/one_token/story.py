@@ -128,7 +128,7 @@ class OneTokenStory(Story):
 
     def wanted_cut(self) -> tuple[str, str, str]:
         """(tokenizer, prompt text, answer text) the stage should show cut (``CutRequest.source``)."""
-        return self.tokenizer, self.text("label.prompt_text"), self.text("label.answer_text")
+        return pictures.wanted_cut(self.tokenizer, self.text)
 
     @property
     def cut_is_current(self) -> bool:

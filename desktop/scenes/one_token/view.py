@@ -1,4 +1,4 @@
-"""The view of "one token at a time": the decode stepper and a memory bar, the cut made by the kit's worker.
+"""The view of "one token at a time": the decode stepper and a memory bar, the cut made in the tokenizer process.
 
 It hands the story's states to the two widgets. Its mutable parts are the
 scene's own inputs (``OneTokenChoices``: the person's tokenizer, the speed, the
@@ -7,28 +7,34 @@ cut), the cut the worker is making, and the one motion: a
 to, the rest of the answer playing by itself, or Play from where the stage
 is). The story says where each starts and stops and which build it is in.
 
-The cut: the texts are cut with the tokenizer at once when its vocabulary is
-loaded, else by the worker, off the UI thread; until then the scene has one
-build, "loading". Reading the builds never waits for a vocabulary: whoever
-needs the cut now (the export, Play, Step) calls ``ensure_ready``.
+The cut: a cut made before in this run of the app (``cuts``: in idle time
+after the first frame, or for an earlier visit) shows at once; else the
+tokenizer process makes it, waited for on the kit's worker, and until it
+arrives the scene has one build, "loading". Reading the builds never waits for
+a vocabulary: whoever needs the cut now (the export, Play, Step) calls
+``ensure_ready``. While the scene is on screen it holds the tokenizer process,
+so a person who picks another tokenizer does not wait for a new process.
 """
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from desktop.i18n import LANGUAGES, Language
+from desktop.kit import tokenizer_process
+from desktop.kit.idle import never_on_screen
 from desktop.kit.scene import Scene
 from desktop.kit.worker import Worker
-from engine.tokenizer_vocab import is_loaded
 from engine.tokens import tokenizer_info
 from engine.units import format_number
 from widgets.decode_stepper import DecodeStepper
 from widgets.memory_bars import MemoryBars
 from widgets.playback import Playback
 
-from . import pictures
+from . import cuts, pictures
 from .controls import OneTokenControls
 from .story import SPEEDS_TOKENS_PER_SECOND, OneTokenChoices, OneTokenStory, pass_share, plays_on, retimed
 
@@ -71,24 +77,31 @@ class OneTokenScene(Scene):
         return self.story().build_names()
 
     def _request_cut(self, wait: bool = False, announce: bool = True) -> None:
-        """Cut the texts as the story wants them: now when the vocabulary is loaded (or ``wait``), else in the
-        worker. ``announce``: tell the frame the texts changed (a cut it did not ask for)."""
+        """Cut the texts as the story wants them: at once when cut before, waited for here when ``wait``, else in
+        the tokenizer process. ``announce``: tell the frame the texts changed (a cut it did not ask for)."""
         story = self.story()
         wanted = story.wanted_cut()
-        if story.cut_is_current:
-            self._pending = None
-            self.worker.cancel()
-        elif wait or is_loaded(tokenizer_info(wanted[0])):
-            self._pending = None
-            self.worker.cancel()
-            self._apply_cut(pictures.cut_request(*wanted), announce)
+        made = None if story.cut_is_current else cuts.known(wanted)
+        if story.cut_is_current or made is not None or wait:
+            if self._pending is not None:
+                self.worker.cancel()
+                if self._pending != wanted:
+                    cuts.cancel()                   # the vocabulary it would load is not wanted now
+                self._pending = None
+            if made is None and not story.cut_is_current:
+                made = cuts.cut(wanted)             # waited for: the same job when it was being made
+            if made is not None:
+                self._apply_cut(made, announce)
         elif wanted != self._pending:
             self._pending = wanted
-            self.worker.run(pictures.cut_request, *wanted)
+            self.worker.run(cuts.cut, wanted)
         self._sync_controls()
 
-    def _on_cut(self, cut: pictures.CutRequest) -> None:
-        if cut.source == self._pending:
+    def _on_cut(self, cut: pictures.CutRequest | None) -> None:
+        if cut is None:                             # superseded by a cut asked elsewhere: ask again
+            self._pending = None
+            self._request_cut()
+        elif cut.source == self._pending:
             self._pending = None
             self._apply_cut(cut, announce=True)
             self._sync_controls()
@@ -123,6 +136,26 @@ class OneTokenScene(Scene):
         self._choices = replace(self._choices, tokenizer=tokenizer_info(tokenizer_id).id)
         self.refresh()
         self._request_cut()
+
+    @classmethod
+    def prepare_before_first_visit(cls, kit) -> None:
+        """Idle time after the app's first frame: start cutting the request the first visit shows (the scenario
+        model's tokenizer, the current language, then the other: L shows it at once) in the tokenizer process;
+        returns at once."""
+        tokenizer = pictures.default_tokenizer(kit.store.scenario.model)
+        codes = (kit.language.code, *(code for code in LANGUAGES if code != kit.language.code))
+        cuts.prepare([pictures.wanted_cut(tokenizer, partial(_scene_text, Language(code), cls.key))
+                      for code in codes])
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        tokenizer_process.hold(self)            # picking another tokenizer here cuts again: keep the process
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        if not never_on_screen(self):
+            tokenizer_process.let_go(self)
+            tokenizer_process.release_if_idle()     # what it cut stays known here; the next cut starts another
 
     # -- the scene contract --------------------------------------------------------------------------
     def build_started(self, story: OneTokenStory, animate: bool) -> None:
@@ -285,6 +318,10 @@ class OneTokenScene(Scene):
     def _sync_controls(self) -> None:
         self.controls().show_values(self.story().tokenizer, self._choices.speed, self._pending is not None,
                                     self.playing, self.text)
+
+
+def _scene_text(language: Language, scene_key: str, key: str) -> str:
+    return language.text(f"{scene_key}.{key}")
 
 
 SCENE = OneTokenScene

@@ -6,7 +6,7 @@ tokens in Chinese and in English. Every count here is the engine's
 (``engine.tokens.count_tokens``), every cut its pieces (``engine.token_pieces``).
 
 The slow parts are plain functions that the tokenizer process runs
-(``tokenizer_process``): ``seed_cuts`` (for ``prepared``) and
+(``desktop.kit.tokenizer_process``): ``seed_cuts`` (for ``prepared``) and
 ``playground_job``. A long text is counted in chunks cut where every shipped
 tokenizer starts a new token anyway (after a line break, before a letter or a
 Chinese character), so the counts equal the engine's on the whole text while

@@ -2,7 +2,7 @@
 
 A tokenizer's ``Profile`` (its cuts of the five examples, its counts of the
 app's parallel corpus: a few KB) is worked out once per run of the app, in the
-tokenizer process (``tokenizer_process``), and kept here for every later
+tokenizer process (``desktop.kit.tokenizer_process``), and kept here for every later
 visit, export and speaker preview. ``prepare(model_id)`` starts that work for
 the tokenizers the scene shows first and returns at once: called in idle time
 after the app's first frame, it has the scene's first visit show its real cuts
@@ -21,9 +21,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
 
+from desktop.kit import tokenizer_process
 from engine.tokens import forget_loaded
 
-from . import tokenizer_process
 from .corpus import CorpusCounts, app_corpus, count_pairs, counted_tokenizers
 from .cuts import DEFAULT_TOKENIZERS, SeedCut, seed_cuts
 

@@ -6,7 +6,7 @@ replaced), the text boxes (what a person typed lives there; the deck keeps the
 scene across scene and language changes), and the workers and debounce timers.
 
 Everything that reads a vocabulary runs in the tokenizer process
-(``tokenizer_process``), waited for on the kit's ``Worker`` threads: the window
+(``desktop.kit.tokenizer_process``), waited for on the kit's ``Worker`` threads: the window
 keeps painting while a vocabulary loads or a 10 MB paste is counted. Typing is
 debounced (a parented single-shot timer), a superseded count stops between
 chunks and its result is dropped, and a progress bar shows while the
@@ -21,6 +21,7 @@ from functools import partial
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
+from desktop.kit import tokenizer_process
 from desktop.kit.idle import never_on_screen
 from desktop.kit.scene import Scene
 from desktop.kit.worker import Worker
@@ -28,7 +29,7 @@ from engine import InputError
 from widgets.ratio_bars import RatioBars
 from widgets.token_view import TokenView
 
-from . import prepared, tokenizer_process
+from . import prepared
 from .controls import GuardedTextBox, TokensControls, set_editor_font
 from .corpus import pasted_corpus_job
 from .cuts import VISIBLE_CHARS, chosen_ids, playground_job, safe_job, tokenizer_ids

@@ -4,15 +4,17 @@ Loading a vocabulary holds Python's GIL for 60-250 ms inside the tokenizer
 libraries' own constructors (tiktoken's, the tokenizers library's), and the
 tokenizers library holds it for up to ~90 ms while it encodes a long text: on
 a thread of the app's process each such stretch freezes the window for as
-long. So the scene's jobs run in one process of their own, started with
-``spawn`` (a fresh interpreter that imports the engine and the scene's Qt-free
-modules, never Qt; the same on every platform). It loads each vocabulary once
-and keeps it for every later job while a scene on screen holds the process
-(``hold``/``let_go``: scene 6, where typing cuts again); with none holding it,
-it ends once its jobs are done (``release_if_idle``), so the vocabularies that
-scenes asking once loaded (scene 8's corpus rates) do not stay in memory.
-(Scene 3 still cuts its texts in the app's own process, on a worker thread.) It sends back only small results: counts, and the pieces of a
-text's beginning.
+long. So every scene that reads a vocabulary (scene 3's cut of its request,
+scene 6's cuts and counts, scene 8's corpus rates through scene 6's) runs its
+jobs in this one process, started with ``spawn`` (a fresh interpreter that
+imports the engine and the scenes' Qt-free modules, never Qt; the same on
+every platform). It loads each vocabulary once, for every scene, and keeps it
+for every later job while a scene on screen holds the process
+(``hold``/``let_go``: scenes 3 and 6, where a person cuts again); with none
+holding it, it ends once its jobs are done (``release_if_idle``), so the
+vocabularies loaded for a scene left behind do not stay in memory. The app's
+own process loads none. It sends back only small results: counts, and the
+pieces of a text's beginning.
 
 ``submit(job, *args, channel=...)`` runs ``job(*args, cancelled=flag)`` there
 and returns a ``concurrent.futures.Future``; ``run`` waits for it (a worker
@@ -28,7 +30,7 @@ replaced by the next job. Where none can be started (a frozen bundle, which
 would start the app again instead; a system without process semaphores; one
 that died ``MOST_DEATHS`` times), jobs run in the calling thread: correct, only
 the window may stall while a vocabulary loads (``in_process()`` says so). As
-with any ``spawn`` process, a script that uses the scene needs the usual
+with any ``spawn`` process, a script that shows such a scene needs the usual
 ``if __name__ == "__main__":`` guard (the new process imports the main module).
 """
 from __future__ import annotations
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 # multiprocessing and concurrent.futures.process (a few tens of ms to import) are imported by the first job, on
 # the worker thread that submits it, not by the view's module on the UI thread.
 
-CHANNELS = ("corpus", "playground")
+CHANNELS = ("corpus", "playground", "one_token")     # scene 6's paste and playground, scene 3's request
 # After this many deaths in one run (killed, out of memory, or a script without a main guard, whose copy in the
 # new process cannot start), jobs run in the calling thread: slower to load, but they still count.
 MOST_DEATHS = 3
@@ -63,9 +65,9 @@ _quitting = False
 # Each channel's current job number; shared with the process (set there by ``_started``). A plain list until the
 # process exists, and for good where it cannot.
 _numbers: Any = [0] * len(CHANNELS)
-# The scenes on screen that cut texts as a person types or steps (scene 6): while none is, the process ends once
-# its jobs are done. Scenes that ask once and keep the answer (scene 3's cut, scene 8's corpus rates) hold nothing,
-# so the vocabularies they load do not stay in memory behind the scenes that show no token.
+# The scenes on screen that cut texts as a person types, steps or picks a tokenizer (scenes 3 and 6): while none
+# is, the process ends once its jobs are done. A scene that asks once and keeps the answer (scene 8's corpus
+# rates) holds nothing, so the vocabularies it loads do not stay in memory behind the scenes that show no token.
 _holders: "weakref.WeakSet[object]" = weakref.WeakSet()       # a scene deleted on screen holds nothing
 _pending = 0
 
