@@ -173,6 +173,18 @@ class RequestTable(StateWidget):
             layout.texts.append(("figure_note", note, True))
 
     # -- painting --------------------------------------------------------------------------
+    def _pieces(self, layout: TableLayout) -> list[tuple[QRectF, object]]:
+        """The highlight, each row's divider, each gauge and each text (``StateWidget._pieces``): a dragged
+        batch changes one row of the sweep, or the figures of the comparison, and only they are painted again."""
+        pieces: list[tuple[QRectF, object]] = []
+        if layout.highlight is not None:
+            pieces.append((layout.highlight, "highlight"))
+        pieces += [(QRectF(row.left(), row.top(), row.width(), 0.0), "divider") for row in layout.rows[1:]]
+        pieces += [(track, ("gauge", share, role)) for track, share, role in layout.bars]
+        pieces += [(fitted.rect, (key, fitted.lines, fitted.px, fitted.bold, fitted.align.value))
+                   for key, fitted, _ in layout.texts]
+        return pieces
+
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         theme = self._theme
@@ -182,15 +194,20 @@ class RequestTable(StateWidget):
         if layout is None:
             painter.end()
             return
-        if layout.highlight is not None:
+        self.painted(layout)
+        region = event.region()
+        if layout.highlight is not None and self.exposed(region, layout.highlight):
             painter.fillRect(layout.highlight, theme.color("surface"))
             painter.setPen(QPen(theme.color("accent"), max(1.0, theme.scaled_line_width)))
             painter.drawRect(layout.highlight.adjusted(1, 1, -1, -1))
         painter.setPen(QPen(theme.color("muted"), theme.size_scale))
-        for n, row in enumerate(layout.rows[1:], start=1):
-            painter.drawLine(row.topLeft(), row.topRight())
+        for row in layout.rows[1:]:
+            if self.exposed(region, QRectF(row.left(), row.top(), row.width(), 0.0)):
+                painter.drawLine(row.topLeft(), row.topRight())
         painter.setPen(Qt.PenStyle.NoPen)
         for track, share, bar_role in layout.bars:
+            if not self.exposed(region, track):
+                continue
             bar_colour = theme.color(bar_role)
             painter.fillRect(track, theme.color("surface"))
             painter.setPen(QPen(theme.color("muted"), theme.size_scale))
@@ -198,8 +215,9 @@ class RequestTable(StateWidget):
             painter.fillRect(QRectF(track.left(), track.top(), max(1.0, track.width() * share), track.height()),
                              bar_colour)
         for key, fitted, in_figure in layout.texts:
-            role = "accent" if key == "figure_value" else ("muted" if key in ("figure_note", "footnote") else "text")
-            painter.setPen(theme.color(role))
-            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
+            if self.exposed(region, fitted.rect):
+                role = "accent" if key == "figure_value" else ("muted" if key in ("figure_note", "footnote") else "text")
+                painter.setPen(theme.color(role))
+                fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
             self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
         painter.end()
