@@ -91,10 +91,10 @@ class StateWidget(QWidget):
         if self._painted is None or not self.isVisible():   # None for a widget that names no pieces
             self.update()
             return
-        layout = self.layout_now()
+        layout = self._drawn_layout()
         pieces = None if layout is None else self._hashed_pieces(layout)
-        painted_key, painted = self._painted
-        if pieces is None or painted_key[:2] != self._layout_key[:2] or painted_key[3:] != self._layout_key[3:]:
+        painted_frame, painted = self._painted
+        if pieces is None or painted_frame != self._frame_now():
             self.update()
             return
         region = QRegion()
@@ -115,10 +115,18 @@ class StateWidget(QWidget):
         self._hashed = (layout, pieces)
         return pieces
 
+    def _drawn_layout(self):
+        """What the next paint draws, for ``_pieces`` (``layout_now()``; a widget that lays out otherwise says)."""
+        return self.layout_now()
+
+    def _frame_now(self) -> tuple:
+        """What every piece depends on: the size and the text floor (a change repaints all of it)."""
+        return self.width(), self.height(), self._theme.text_floor_px
+
     def painted(self, layout) -> None:
         """A paint of ``layout`` began: what the widget shows from now on (for ``_update_changed``)."""
         pieces = self._hashed_pieces(layout)
-        self._painted = None if pieces is None else (self._layout_key, pieces)
+        self._painted = None if pieces is None else (self._frame_now(), pieces)
 
     def exposed(self, region: QRegion, rect: QRectF) -> bool:
         """Whether a piece at ``rect`` is to be painted in a paint of ``region`` (the paint event's)."""

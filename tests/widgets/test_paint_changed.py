@@ -121,3 +121,38 @@ def test_a_patterned_fill_gives_the_pixels_of_its_colour_and_pattern(qtbot, rect
         painter.end()
         images.append(image)
     assert images[0] == images[1]
+
+
+def test_memory_bars_in_a_transition_paint_again_the_bars_not_the_title_and_legend(qtbot, painted_lines):
+    from tests.widgets.test_memory_bars import GB, state as bars_state
+    from widgets.memory_bars import MemoryBars
+    from widgets.transition import TRANSITION_SECONDS
+
+    widget = shown(qtbot, MemoryBars(THEME), (1800, 760))
+    widget.show_state(bars_state(n=2, weights=141 * GB), 0.0, animate=False)
+    QApplication.processEvents()
+    widget.show_state(bars_state(n=2, weights=70 * GB), 1.0)
+    in_frames = []
+    for step in range(1, 6):                 # the segments ease down, their value labels with them
+        painted_lines.clear()
+        widget.set_seconds(1.0 + step * TRANSITION_SECONDS / 5)
+        QApplication.processEvents()
+        in_frames += painted_lines
+        assert on_screen(widget) == repainted_whole(widget)
+    assert in_frames                                          # the moving labels
+    assert "Llama 3.1 70B at FP16 on one H800" not in in_frames
+    assert {t.text for t in widget.drawn_texts()} >= {"Llama 3.1 70B at FP16 on one H800"}
+
+
+def test_memory_bars_after_a_new_theme_and_a_new_size_show_what_a_whole_repaint_does(qtbot):
+    from tests.widgets.test_memory_bars import GB, state as bars_state
+    from widgets.memory_bars import MemoryBars
+
+    widget = shown(qtbot, MemoryBars(THEME), (1800, 760))
+    widget.set_state(bars_state(n=3, weights=100 * GB))
+    QApplication.processEvents()
+    for change in (lambda: widget.set_theme(for_screen(THEMES["dark"], 1080)), lambda: widget.resize(1500, 700),
+                   lambda: widget.set_state(bars_state(n=2, weights=30 * GB, kv=20 * GB))):
+        change()
+        QApplication.processEvents()
+        assert on_screen(widget) == repainted_whole(widget)
