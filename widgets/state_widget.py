@@ -30,6 +30,11 @@ from widgets.text_fit import DrawnText
 from widgets.theme import Theme
 
 
+# A change whose region has more rectangles than this repaints all of the widget: Qt clips every fill and text to
+# a region of many rectangles more slowly than it paints the rest again (about a hundred rectangles: even).
+MAX_REGION_RECTS = 64
+
+
 class StateWidget(QWidget):
     """A widget that draws the frozen state it is handed, in the theme it is handed; holds no physics."""
 
@@ -102,6 +107,9 @@ class StateWidget(QWidget):
         for (x, y, width, height), _ in painted.symmetric_difference(pieces):
             left, top = math.floor(x) - m, math.floor(y) - m
             region += QRect(left, top, math.ceil(x + width) + m - left, math.ceil(y + height) + m - top)
+            if region.rectCount() > MAX_REGION_RECTS:
+                self.update()        # most of it: the whole widget is cheaper to paint than a region this ragged
+                return
         if not region.isEmpty():
             self.update(region)
 
