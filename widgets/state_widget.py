@@ -33,6 +33,9 @@ from widgets.theme import Theme
 # A change whose region has more rectangles than this repaints all of the widget: Qt clips every fill and text to
 # a region of many rectangles more slowly than it paints the rest again (about a hundred rectangles: even).
 MAX_REGION_RECTS = 64
+# The changes a widget works out the region of between two paints (each lays the new state out); one more repaints
+# all of it, laid out once at the paint: a control dragged faster than the frames come costs no layout per step.
+MAX_CHANGES_PER_PAINT = 3
 
 
 class StateWidget(QWidget):
@@ -51,6 +54,7 @@ class StateWidget(QWidget):
         self._layout_key: tuple | None = None
         self._painted: tuple | None = None         # (layout key, its pieces) of the last paint, for _pieces
         self._hashed: tuple | None = None          # (layout, its pieces)
+        self._changes_pending = 0                  # changes since the last paint (MAX_CHANGES_PER_PAINT)
         # Every pixel is painted here: the stage behind need not be repainted first.
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         if self.stage_sizes is not None:
@@ -96,10 +100,17 @@ class StateWidget(QWidget):
         if self._painted is None or not self.isVisible():   # None for a widget that names no pieces
             self.update()
             return
+        if self._changes_pending >= MAX_CHANGES_PER_PAINT:    # all of it is to be painted already
+            return
+        self._changes_pending += 1
+        if self._changes_pending == MAX_CHANGES_PER_PAINT:
+            self.update()            # changes faster than frames (a dragged control): one whole repaint, no layouts
+            return
         layout = self._drawn_layout()
         pieces = None if layout is None else self._hashed_pieces(layout)
         painted_frame, painted = self._painted
         if pieces is None or painted_frame != self._frame_now():
+            self._changes_pending = MAX_CHANGES_PER_PAINT
             self.update()
             return
         region = QRegion()
@@ -108,6 +119,7 @@ class StateWidget(QWidget):
             left, top = math.floor(x) - m, math.floor(y) - m
             region += QRect(left, top, math.ceil(x + width) + m - left, math.ceil(y + height) + m - top)
             if region.rectCount() > MAX_REGION_RECTS:
+                self._changes_pending = MAX_CHANGES_PER_PAINT
                 self.update()        # most of it: the whole widget is cheaper to paint than a region this ragged
                 return
         if not region.isEmpty():
@@ -135,6 +147,7 @@ class StateWidget(QWidget):
         """A paint of ``layout`` began: what the widget shows from now on (for ``_update_changed``)."""
         pieces = self._hashed_pieces(layout)
         self._painted = None if pieces is None else (self._frame_now(), pieces)
+        self._changes_pending = 0
 
     def exposed(self, region: QRegion, rect: QRectF) -> bool:
         """Whether a piece at ``rect`` is to be painted in a paint of ``region`` (the paint event's)."""

@@ -156,3 +156,19 @@ def test_memory_bars_after_a_new_theme_and_a_new_size_show_what_a_whole_repaint_
         change()
         QApplication.processEvents()
         assert on_screen(widget) == repainted_whole(widget)
+
+
+def test_changes_faster_than_paints_are_laid_out_at_most_three_times(qtbot, monkeypatch):
+    """A control dragged faster than frames come: the first changes each work out their region, then the widget
+    is repainted whole, laid out once at the paint, however many more changes come before it."""
+    widget = shown(qtbot, RequestTable(THEME), (1800, 400))
+    widget.set_state(table(figure_value=""))
+    QApplication.processEvents()
+    layouts = []
+    lay_out = RequestTable._lay_out
+    monkeypatch.setattr(RequestTable, "_lay_out", lambda self: (layouts.append(1), lay_out(self))[1])
+    for n in range(8):
+        widget.set_state(table(f"{30 + n}.5 ms", figure_value=""))
+    QApplication.processEvents()
+    assert len(layouts) <= 3
+    assert on_screen(widget) == repainted_whole(widget)
