@@ -30,12 +30,17 @@ from widgets.text_fit import DrawnText
 from widgets.theme import Theme
 
 
-# A change whose region has more rectangles than this repaints all of the widget: Qt clips every fill and text to
-# a region of many rectangles more slowly than it paints the rest again (about a hundred rectangles: even).
+# A change whose region has more rectangles than this repaints their bounding rectangle: Qt clips every fill and
+# text to a region of many rectangles more slowly than it paints the rest again (about a hundred rectangles: even).
 MAX_REGION_RECTS = 64
 # The changes a widget works out the region of between two paints (each lays the new state out); one more repaints
 # all of it, laid out once at the paint: a control dragged faster than the frames come costs no layout per step.
 MAX_CHANGES_PER_PAINT = 3
+
+
+def _bounding(rects: list[QRect]) -> QRect:
+    left, top = min(r.left() for r in rects), min(r.top() for r in rects)
+    return QRect(left, top, max(r.right() for r in rects) + 1 - left, max(r.bottom() for r in rects) + 1 - top)
 
 
 class StateWidget(QWidget):
@@ -113,17 +118,21 @@ class StateWidget(QWidget):
             self._changes_pending = MAX_CHANGES_PER_PAINT
             self.update()
             return
-        region = QRegion()
         m = self.PIECE_MARGIN_PX
-        for (x, y, width, height), _ in painted.symmetric_difference(pieces):
-            left, top = math.floor(x) - m, math.floor(y) - m
-            region += QRect(left, top, math.ceil(x + width) + m - left, math.ceil(y + height) + m - top)
+        rects = [QRect(math.floor(x) - m, math.floor(y) - m, math.ceil(x + width) - math.floor(x) + 2 * m,
+                       math.ceil(y + height) - math.floor(y) + 2 * m)
+                 for (x, y, width, height), _ in painted.symmetric_difference(pieces)]
+        if not rects:
+            return
+        region = QRegion()
+        for rect in rects:
+            region += rect
             if region.rectCount() > MAX_REGION_RECTS:
-                self._changes_pending = MAX_CHANGES_PER_PAINT
-                self.update()        # most of it: the whole widget is cheaper to paint than a region this ragged
-                return
-        if not region.isEmpty():
-            self.update(region)
+                # So ragged a region is slower to clip to than its bounding rectangle is to paint again (a row
+                # inserted moves every row below it; the large figure beside them stays)
+                region = QRegion(_bounding(rects))
+                break
+        self.update(region)
 
     def _hashed_pieces(self, layout) -> frozenset | None:
         """The pieces of ``layout`` (the current one), worked out once per layout."""
