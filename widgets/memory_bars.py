@@ -45,6 +45,21 @@ LINES = {"link": ("accent", Qt.PenStyle.SolidLine), "network": ("warning", Qt.Pe
 REPEATED_FRAMES = 2         # the frames drawn behind a node that stands for several
 
 
+def _edges(rect: QRectF) -> tuple[float, float, float, float]:
+    return rect.x(), rect.y(), rect.width(), rect.height()
+
+
+def _text_area(key: str, fitted) -> QRectF:
+    """What a text covers: a value's text sits on a plate a little wider than it."""
+    return fitted.rect.adjusted(-2, 0, 2, 0) if key.startswith("value.") else fitted.rect
+
+
+def _swatch_area(rect: QRectF, theme: Theme) -> QRectF:
+    """What a swatch covers: a line's swatch is stroked twice the line width thick, its caps past the ends."""
+    pen = 2 * theme.scaled_line_width
+    return rect.adjusted(-pen, -pen, pen, pen)
+
+
 class MemoryBars(StateWidget):
     """Draws a ``MemoryBarsState``; holds no physics. ``state``: the state asked for last (the end of any
     running transition)."""
@@ -75,7 +90,7 @@ class MemoryBars(StateWidget):
             return
         self._tween = None
         self._state = self._shown = state
-        self.update()
+        self._update_changed()
 
     def show_state(self, state: MemoryBarsState, now_seconds: float, animate: bool = True) -> None:
         """Ease from what is drawn now to ``state`` over the transition time, starting at ``now_seconds``."""
@@ -89,7 +104,7 @@ class MemoryBars(StateWidget):
         self._tween.retarget(motion_values(state), now_seconds, animate=True)
         self._state, self._seconds = state, now_seconds
         self._shown = with_motion_values(state, self._tween.value(now_seconds))
-        self.update()
+        self._update_changed()
 
     def set_seconds(self, seconds: float) -> None:
         """The scene clock's time: moves a running transition (a hidden widget keeps the time, skips drawing)."""
@@ -102,7 +117,7 @@ class MemoryBars(StateWidget):
             self._tween = None
             self._shown = self._state                 # exactly the state asked for
         if self.isVisible() and (before is None or self._drawn_key() != before):
-            self.update()                             # a step that moves nothing visibly paints nothing
+            self._update_changed()                    # a step that moves nothing visibly paints nothing
 
     def _drawn_key(self) -> tuple | None:
         placed = self.placed()
@@ -125,6 +140,45 @@ class MemoryBars(StateWidget):
             self._placed, self._placed_for = place(self._measure, self._frame, drawn), self._shown
         return self._placed
 
+    # -- painting only what changed ---------------------------------------------------------
+    def _drawn_layout(self) -> Placed | None:
+        return self.placed()
+
+    def _pieces(self, placed: Placed) -> list[tuple[QRectF, object]]:
+        """The bars with all that is drawn among them (``StateWidget._pieces``), each leader, swatch and text:
+        a transition or a growing cache repaints the bars and the labels that move, not the titles, the names
+        under the bars and the legend."""
+        frame, theme = self._frame, self._theme
+        shapes = QRectF(frame.plot)
+        node_pad = frame.bar_lefts[0] - frame.node_frames[0].left() if frame.node_frames else 0.0
+        for rect, repeated in zip(frame.node_frames, frame.node_repeated):
+            shapes = shapes.united(rect)
+            for k in range(REPEATED_FRAMES if repeated else 0, 0, -1):
+                offset = k * REPEAT_OFFSET_SHARE * node_pad
+                shapes = shapes.united(rect.translated(offset, -offset))
+        for _bar, _kind, rect in placed.segments:
+            shapes = shapes.united(rect)
+        for rect in placed.overflow:
+            if not rect.isEmpty():
+                shapes = shapes.united(rect)
+        for i, (y, x0, x1) in enumerate(placed.capacity_lines):
+            shapes = shapes.united(QRectF(x0, y, x1 - x0, 1.0)).united(
+                QRectF(frame.bar_lefts[i], y, frame.bar_width, frame.plot.bottom() - y))
+        for y, x0, x1 in placed.sequence_lines:
+            shapes = shapes.united(QRectF(x0, y, x1 - x0, 1.0))
+        pen = 3 * theme.scaled_line_width + 2        # the widest pen (the link's, the capacity's), half outside
+        drawn = (self._frame_key, tuple((bar, kind, _edges(rect)) for bar, kind, rect in placed.segments),
+                 tuple(_edges(rect) for rect in placed.overflow), tuple(placed.capacity_lines),
+                 tuple(placed.sequence_lines), tuple(kind in placed.texts for kind in LINES))
+        pieces: list[tuple[QRectF, object]] = [(shapes.adjusted(-pen, -pen, pen, pen), drawn)]
+        pieces += [(QRectF(start, end).normalized(), ("leader", start.x(), start.y(), end.x(), end.y()))
+                   for start, end in placed.leaders]
+        pieces += [(_swatch_area(rect, theme), ("swatch", key, kind)) for key, (kind, rect) in placed.swatches.items()]
+        pieces += [(_text_area(key, fitted), (key, fitted.lines, fitted.px, fitted.bold, fitted.align.value,
+                                              placed.roles.get(key, "text")))
+                   for key, fitted in placed.texts.items()]
+        return pieces
+
     # -- painting ---------------------------------------------------------------------------
     def _fill(self, painter: QPainter, kind: str, rect: QRectF, on_background: bool = True) -> None:
         """``kind``'s tint and pattern over ``rect``. On the plain background (every segment and swatch) the tint
@@ -145,6 +199,7 @@ class MemoryBars(StateWidget):
         placed = self.placed()
         if placed is None:
             return
+        self.painted(placed)
         self._paint_nodes(painter)
         theme = self._theme
         line_w = theme.scaled_line_width
@@ -170,7 +225,7 @@ class MemoryBars(StateWidget):
         for start, end in placed.leaders:
             painter.drawLine(start, end)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        self._paint_texts(painter, placed)
+        self._paint_texts(painter, placed, event.region())
 
     def _paint_frames(self, painter: QPainter, placed: Placed, outline: QPen) -> None:
         theme = self._theme
@@ -228,9 +283,12 @@ class MemoryBars(StateWidget):
             painter.drawLine(int(x0), int(y - tick), int(x0), int(y + tick))
             painter.drawLine(int(x1), int(y - tick), int(x1), int(y + tick))
 
-    def _paint_texts(self, painter: QPainter, placed: Placed) -> None:
+    def _paint_texts(self, painter: QPainter, placed: Placed, region) -> None:
+        """The swatches and texts this paint's ``region`` meets (the others stay on the screen)."""
         theme = self._theme
         for key, (kind, rect) in placed.swatches.items():
+            if not self.exposed(region, _swatch_area(rect, theme)):
+                continue
             if kind in LINES:
                 painter.setPen(self._line_pen(kind))
                 painter.drawLine(int(rect.left()), int(rect.center().y()), int(rect.right()), int(rect.center().y()))
@@ -241,8 +299,9 @@ class MemoryBars(StateWidget):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect)
         for key, fitted in placed.texts.items():
-            if key.startswith("value."):
-                painter.fillRect(fitted.rect.adjusted(-2, 0, 2, 0), alpha(theme.color("surface"), 0.85))
-            painter.setPen(theme.color(placed.roles.get(key, "text")))
-            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
+            if self.exposed(region, _text_area(key, fitted)):
+                if key.startswith("value."):
+                    painter.fillRect(_text_area(key, fitted), alpha(theme.color("surface"), 0.85))
+                painter.setPen(theme.color(placed.roles.get(key, "text")))
+                fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
             self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.request_timeline_state import (
     LABEL_PRIORITY, PHASES, Block, TimelineState, blocks_for_width, x_of, zoom_window,
 )
+from widgets.pattern_fill import PatternFill
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, LabelPlacer, RememberedFits
 from widgets.theme import Theme, pattern_brush
@@ -62,6 +63,7 @@ class RequestTimeline(StateWidget):
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)
         self._measure = RememberedFits()
+        self._hatches = (PatternFill(), PatternFill())      # the decode hatch of the whole bar, of the zoom
 
     # -- layout ----------------------------------------------------------------------------
     def _lay_out(self) -> TimelineLayout:
@@ -158,8 +160,10 @@ class RequestTimeline(StateWidget):
             painter.end()
             return
         s = self._state
-        self._paint_bar(painter, layout.main_bar, layout.main_strip, layout.main_blocks, (0.0, s.total_seconds))
-        self._paint_bar(painter, layout.zoom_bar, layout.zoom_strip, layout.zoom_blocks, zoom_window(s))
+        self._paint_bar(painter, layout.main_bar, layout.main_strip, layout.main_blocks, (0.0, s.total_seconds),
+                        self._hatches[0])
+        self._paint_bar(painter, layout.zoom_bar, layout.zoom_strip, layout.zoom_blocks, zoom_window(s),
+                        self._hatches[1])
         self._paint_zoom_lines(painter, layout)
         for fitted, text in layout.token_labels:
             painter.fillRect(fitted.rect, phase_colour(self._theme, "decode"))
@@ -178,7 +182,7 @@ class RequestTimeline(StateWidget):
         painter.end()
 
     def _paint_bar(self, painter: QPainter, bar: QRectF, strip: QRectF, blocks: tuple[Block, ...],
-                   window: tuple[float, float]) -> None:
+                   window: tuple[float, float], hatch_fill: PatternFill) -> None:
         """Blocks and strips of ``window`` = (start, end) seconds; what falls before the start is cut off."""
         s, theme = self._state, self._theme
         painter.setPen(Qt.PenStyle.NoPen)
@@ -188,19 +192,23 @@ class RequestTimeline(StateWidget):
         for phase, x0, x1 in (("prefill", bar.left(), split), ("decode", split, bar.right())):
             if x1 > x0:
                 dim = s.highlight not in (None, phase)
-                painter.setBrush(dimmed(phase_colour(theme, phase), dim))
-                painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
+                colour = dimmed(phase_colour(theme, phase), dim)
                 if phase in PHASE_PATTERNS:      # printed in grey, the two phases still differ: a texture
                     hatch = theme.color("surface")
                     hatch.setAlphaF(PATTERN_ALPHA * (DIMMED_ALPHA if dim else 1.0))
-                    painter.setBrush(pattern_brush(hatch, PHASE_PATTERNS[phase], theme))
-                    painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
+                    # the colour and its hatch over the background, laid in one blit (widgets.pattern_fill)
+                    colour = hatch_fill.brush(self, bar, theme.color("background"), colour,
+                                              pattern_brush(hatch, PHASE_PATTERNS[phase], theme))
+                painter.setBrush(colour)
+                painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
         gap = max(1.0, round(self._theme.floor_px * GAP_PER_FLOOR))
-        painter.setPen(QPen(theme.color("background"), gap))
         top, bottom, left, width = bar.top(), bar.bottom(), bar.left(), bar.width()
-        painter.drawLines([QLineF(x, top, x, bottom) for x in
-                           (x_of(block.end_seconds, window, left, width) - gap / 2 for block in blocks) if x > left])
+        # Each gap as the rectangle a line of the gap's width (square caps) covers: filled, not stroked (the
+        # same pixels, a fraction of the cost of stroking a wide pen, on every step of a dragged control)
         painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(theme.color("background"))
+        painter.drawRects([QRectF(x - gap / 2, top - gap / 2, gap, bottom - top + gap) for x in
+                           (x_of(block.end_seconds, window, left, width) - gap / 2 for block in blocks) if x > left])
         spans = {"prefill": (bar.left(), split), "decode": (split, bar.right())}
         for phase in s.strip_phases:
             x0, x1 = spans[phase]

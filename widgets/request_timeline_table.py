@@ -30,6 +30,10 @@ FIGURE_PX_FACTOR = 4.0      # the large figure, at most this many times the floo
 BAR_MIN_PX = 90             # a column with bars is at least this wide, so a bar can be seen to grow
 FIGURE_TEMPLATE = "88.8%"    # as wide as a large figure usually is ("99%", "4,096", "205×")
 BAR_PER_FLOOR = 0.28        # the gauge under a cell's text (full width = 100%), in text floors (5 px at 768)
+# A cell's text: the first column (naming each row) left, the others centred; worked out once (an enum's ``|``
+# costs more than fitting a remembered text, and a layout fits some forty).
+CELL_ALIGN = {first: (Qt.AlignmentFlag.AlignLeft if first else Qt.AlignmentFlag.AlignHCenter)
+              | Qt.AlignmentFlag.AlignVCenter for first in (False, True)}
 
 
 def _gauge_foot_px(theme: Theme) -> int:
@@ -79,11 +83,13 @@ class RequestTable(StateWidget):
             text_h = self._measure.line_height(px, True) + 2
             return [text_h] + [text_h + (bar_px + foot if g else 0) for g in gauged]
 
+        natural: dict[int, dict[int, float]] = {}      # each column's widest text, per size: measured once
         for px in (round(f * LABEL_PX_FACTOR), f):       # the larger size only if every column fits at it
-            columns = self._column_widths(px, table_w if px == f else math.inf)
+            natural[px] = self._natural_widths(px)
+            columns = self._column_widths(natural[px], table_w if px == f else math.inf)
             if sum(columns.values()) <= table_w and sum(heights(px)) + foot_h <= h:
                 break
-        columns = self._column_widths(px, table_w)
+        columns = self._column_widths(natural[px], table_w)
         row_heights = heights(px)
         room = max(0, len(s.rows))
         while room > 0 and row_heights[0] + sum(sorted(row_heights[1:])[:room]) + foot_h > h:
@@ -110,10 +116,9 @@ class RequestTable(StateWidget):
                     track = QRectF(rect.left() + CELL_PAD_PX, rect.bottom() - bar_px - foot,
                                    rect.width() - 2 * CELL_PAD_PX, bar_px)
                     layout.bars.append((track, share, cell.bar_role))
-                align = Qt.AlignmentFlag.AlignLeft if column == 0 else Qt.AlignmentFlag.AlignHCenter
                 text_box = rect.adjusted(CELL_PAD_PX, 0, -CELL_PAD_PX, -(bar_px + foot if gauged_row(row) else 0))
                 fitted = self._measure.fit(cell.text, text_box, px, row < 0 or row == s.highlight_row,
-                                           align | Qt.AlignmentFlag.AlignVCenter, floor_px=f)
+                                           CELL_ALIGN[column == 0], floor_px=f)
                 if fitted is not None:
                     layout.texts.append((cell.key or f"cell.{row}.{column}", fitted, False))
             top += row_h
@@ -125,17 +130,23 @@ class RequestTable(StateWidget):
         self._lay_out_figure(layout, QRectF(w - figure_w, 0, figure_w, h), f)
         return layout
 
-    def _column_widths(self, px: int, available: float) -> dict[int, float]:
-        """Each column's width at ``px`` (its widest text, header included); columns from the right are
-        left out while the table is wider than ``available``."""
+    def _natural_widths(self, px: int) -> dict[int, float]:
+        """Each column's width at ``px``: its widest text (header included), at least ``BAR_MIN_PX`` with bars."""
         s = self._state
-        count = len(s.header)
         widths = {}
-        for column in range(count):
+        for column in range(len(s.header)):
             texts = [s.header[column]] + [row[column].text for row in s.rows if column < len(row)]
             bold_width = max(self._measure.width(t, px, True) for t in texts) + 2 * CELL_PAD_PX
             has_bar = any(column < len(row) and row[column].bar is not None for row in s.rows)
             widths[column] = max(bold_width, BAR_MIN_PX if has_bar else 0)
+        return widths
+
+    def _column_widths(self, natural: dict[int, float], available: float) -> dict[int, float]:
+        """The columns' ``natural`` widths, columns from the right left out while the table is wider than
+        ``available``, and what is spare spread over the figures."""
+        s = self._state
+        count = len(natural)
+        widths = dict(natural)
         order = [c for c in s.drop_order if 0 < c < count] + [c for c in reversed(range(1, count))
                                                                if c not in s.drop_order]
         while order and sum(widths.values()) > available:
@@ -173,6 +184,18 @@ class RequestTable(StateWidget):
             layout.texts.append(("figure_note", note, True))
 
     # -- painting --------------------------------------------------------------------------
+    def _pieces(self, layout: TableLayout) -> list[tuple[QRectF, object]]:
+        """The highlight, each row's divider, each gauge and each text (``StateWidget._pieces``): a dragged
+        batch changes one row of the sweep, or the figures of the comparison, and only they are painted again."""
+        pieces: list[tuple[QRectF, object]] = []
+        if layout.highlight is not None:
+            pieces.append((layout.highlight, "highlight"))
+        pieces += [(QRectF(row.left(), row.top(), row.width(), 0.0), "divider") for row in layout.rows[1:]]
+        pieces += [(track, ("gauge", share, role)) for track, share, role in layout.bars]
+        pieces += [(fitted.rect, (key, fitted.lines, fitted.px, fitted.bold, fitted.align.value))
+                   for key, fitted, _ in layout.texts]
+        return pieces
+
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         theme = self._theme
@@ -182,15 +205,20 @@ class RequestTable(StateWidget):
         if layout is None:
             painter.end()
             return
-        if layout.highlight is not None:
+        self.painted(layout)
+        region = event.region()
+        if layout.highlight is not None and self.exposed(region, layout.highlight):
             painter.fillRect(layout.highlight, theme.color("surface"))
             painter.setPen(QPen(theme.color("accent"), max(1.0, theme.scaled_line_width)))
             painter.drawRect(layout.highlight.adjusted(1, 1, -1, -1))
         painter.setPen(QPen(theme.color("muted"), theme.size_scale))
-        for n, row in enumerate(layout.rows[1:], start=1):
-            painter.drawLine(row.topLeft(), row.topRight())
+        for row in layout.rows[1:]:
+            if self.exposed(region, QRectF(row.left(), row.top(), row.width(), 0.0)):
+                painter.drawLine(row.topLeft(), row.topRight())
         painter.setPen(Qt.PenStyle.NoPen)
         for track, share, bar_role in layout.bars:
+            if not self.exposed(region, track):
+                continue
             bar_colour = theme.color(bar_role)
             painter.fillRect(track, theme.color("surface"))
             painter.setPen(QPen(theme.color("muted"), theme.size_scale))
@@ -198,8 +226,9 @@ class RequestTable(StateWidget):
             painter.fillRect(QRectF(track.left(), track.top(), max(1.0, track.width() * share), track.height()),
                              bar_colour)
         for key, fitted, in_figure in layout.texts:
-            role = "accent" if key == "figure_value" else ("muted" if key in ("figure_note", "footnote") else "text")
-            painter.setPen(theme.color(role))
-            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
+            if self.exposed(region, fitted.rect):
+                role = "accent" if key == "figure_value" else ("muted" if key in ("figure_note", "footnote") else "text")
+                painter.setPen(theme.color(role))
+                fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
             self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
         painter.end()

@@ -132,6 +132,11 @@ class WorkCounter(StateWidget):
             painter.drawRect(boxes[f"{which}_box"])
             title = boxes[f"{which}_title"]
             placer.place(f"{which}_title", labels.get(f"{which}_title", ""), title, 0.8 * title.height(), True, left)
+            strip = boxes[f"{which}_strip"]
+            if strip.height() >= 4:      # the strip's full width, dotted: Qt strokes a dotted pen of 1.4 px slowly
+                painter.setPen(QPen(self.theme.color("muted"), max(1.0, lw / 2), Qt.PenStyle.DotLine))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(strip)
         # Room kept for the texts that change: nothing static is placed there.
         for key in ("naive_count", "naive_step", "naive_strip", "cached_count", "cached_step", "cached_strip",
                     "ratio"):
@@ -158,11 +163,8 @@ class WorkCounter(StateWidget):
         """The last step's work: N tokens on a bar whose full width is the last token of the playback."""
         if strip.height() < 4:
             return
-        n = shown_tokens(state)
+        n = shown_tokens(state)            # (its dotted outline is in the still layer)
         lw = self.theme.scaled_line_width
-        painter.setPen(QPen(self.theme.color("muted"), max(1.0, lw / 2), Qt.PenStyle.DotLine))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(strip)
         if n <= 0:
             return
         new_width = min(strip.width(), max(6.0, 3 * lw, strip.width() / state.max_tokens))

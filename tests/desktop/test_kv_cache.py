@@ -277,3 +277,22 @@ def test_the_sharing_bar_always_names_its_kv_cache(presenting, code, size):
     frame.grab()
     keys = {text.key for text in scene.bars.drawn_texts()}
     assert "column.kv" in keys, sorted(keys)
+
+
+def test_after_the_idle_jobs_the_growth_build_paints_no_still_layer_again(make_scene, qtbot, monkeypatch):
+    """The growth plot's still layer (its axes, marks and texts) is the costliest paint of the scene: the idle
+    jobs paint it while the plot is hidden, so the first frame of that build only lays it down."""
+    from PySide6.QtWidgets import QApplication
+    from widgets.kv_growth_plot import KvGrowthPlot
+
+    scene = make_scene()
+    scene.show()
+    qtbot.waitExposed(scene)
+    for job in scene.idle_jobs():
+        job()
+    painted = []
+    paint_static = KvGrowthPlot._paint_static
+    monkeypatch.setattr(KvGrowthPlot, "_paint_static", lambda self, *a: (painted.append(1), paint_static(self, *a)))
+    scene.go_to_build(BUILDS.index("growth"), animate=True)
+    QApplication.processEvents()
+    assert scene.growth.drawn_texts() and painted == []
