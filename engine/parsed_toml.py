@@ -17,6 +17,7 @@ import os
 from engine.config_dir import cache_dir, read_regular_file, remove_left_behind
 
 FOLDER = "parsed"
+FORMAT = 1                       # what a cache file holds; another number (another version's) is parsed again
 MOST_CACHED_BYTES = 8 << 20      # the largest of the app's files makes ~0.2 MB of JSON, with its text
 
 
@@ -24,16 +25,21 @@ def parsed_toml(text: str, name: str) -> dict:
     """``tomllib.loads(text)``, taken from the cache when the parse cached as ``name`` is of this very text.
     ``name``: the cache's file name, one per source file ("text.gpu_waits", "catalog.gpus"). Raises what
     ``tomllib.loads`` raises for a text that is not TOML (nothing is cached then)."""
-    path = cache_dir() / FOLDER / f"{name}.json"
+    path = None
     try:
+        path = cache_dir() / FOLDER / f"{name}.json"
         cached = json.loads(read_regular_file(path, MOST_CACHED_BYTES))
-        if isinstance(cached, dict) and cached.get("source") == text and isinstance(cached.get("table"), dict):
+        if (isinstance(cached, dict) and cached.get("format") == FORMAT and cached.get("source") == text
+                and isinstance(cached.get("table"), dict)):
             return cached["table"]
     except (OSError, ValueError, RecursionError):     # none yet, unreadable, or not JSON: parse as without a cache
         pass
+    except RuntimeError:                # no home folder to find a cache folder in (an account without one)
+        path = None
     import tomllib                      # ~3 ms to import: only when a text is new
     table = tomllib.loads(text)
-    _keep(path, {"source": text, "table": table})
+    if path is not None:
+        _keep(path, {"format": FORMAT, "source": text, "table": table})
     return table
 
 

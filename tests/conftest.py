@@ -74,6 +74,8 @@ def _qt_set_up_as_the_app_does(request):
     Done once, before the first test that uses Qt.
     """
     if not _APP_SET_UP and {"qapp", "qtbot"} & set(request.fixturenames):
+        from desktop import garbage
+        garbage.FREEZES = False        # the app freezes what start-up made; a test's objects must go with the test
         from desktop.app import create_application
         from desktop.fonts import install_cjk_fallback
         request.getfixturevalue("qapp")

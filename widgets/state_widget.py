@@ -82,6 +82,7 @@ class StateWidget(QWidget):
         if theme != self._theme:
             self._theme = theme
             self._painted = None
+            self._hashed = None      # pieces may take their margins from the theme (memory bars' pen widths)
             self.update()
 
     def set_state(self, state) -> None:

@@ -122,6 +122,28 @@ def test_the_cut_is_prepared_before_the_first_visit_in_each_language_one_after_t
     assert english.cut.tokenizer == chinese.cut.tokenizer == default_tokenizer(kit.store.scenario.model)
 
 
+def test_a_wait_that_the_idle_preparation_supersedes_asks_again_and_the_preparation_stops(qtbot, stand_in,
+                                                                                          monkeypatch):
+    monkeypatch.setattr(tokenizer_process, "in_process", lambda: False)
+    tokenizer = TOKENIZERS[0].id
+    wanted, prepared, later = ((tokenizer, f"question {n}", f"answer {n}") for n in range(3))
+    waited: list = []
+    waiter = threading.Thread(target=lambda: waited.append(cuts.cut(wanted, insist=True)))
+    waiter.start()                                       # an export waiting for the scene's own cut
+    qtbot.waitUntil(lambda: len(stand_in.jobs) == 1, timeout=10000)
+    cuts.prepare([prepared, later])                      # idle time asks next, superseding it
+    qtbot.waitUntil(lambda: len(stand_in.jobs) == 2, timeout=10000)
+    stand_in.finish(0)                                   # superseded: None, so the wait asks once more
+    qtbot.waitUntil(lambda: len(stand_in.jobs) == 3, timeout=10000)
+    stand_in.finish(1)                                   # the preparation superseded in turn: it stops
+    stand_in.finish(2)
+    waiter.join(10)
+    qtbot.waitUntil(lambda: not any(thread.name == "inference-physics-prepare-cut"
+                                    for thread in threading.enumerate()), timeout=10000)
+    assert waited and waited[0] is not None and waited[0].source == wanted
+    assert [args for _job, args, *_ in stand_in.jobs] == [wanted, prepared, wanted]   # nothing asked for ``later``
+
+
 def test_a_superseded_job_loads_no_vocabulary():
     class Set:
         def is_set(self):

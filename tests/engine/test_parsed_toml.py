@@ -91,3 +91,18 @@ def test_the_cache_folder_follows_the_config_override_else_the_platforms_cache(m
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")       # the XDG rule: a relative path is ignored
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert cache_dir() == tmp_path / "home" / ".cache" / "inference-physics"
+
+
+def test_without_a_home_folder_to_keep_a_cache_in_the_text_is_parsed(monkeypatch):
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+    monkeypatch.setattr(module, "cache_dir", no_home)
+    assert parsed_toml(TEXT, "text.sample") == tomllib.loads(TEXT)
+
+
+def test_a_cache_of_another_format_is_parsed_again_even_for_the_same_text():
+    import json
+    path = cache_dir() / "parsed" / "text.sample.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"format": 0, "source": TEXT, "table": {"numbers": {"layers": -1}}}))
+    assert parsed_toml(TEXT, "text.sample")["numbers"]["layers"] == 80

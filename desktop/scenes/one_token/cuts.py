@@ -26,6 +26,7 @@ from desktop.kit import tokenizer_process
 from .pictures import CutRequest, cut_request
 
 CHANNEL = "one_token"
+MOST_ASKS = 3                      # an insisting wait asks again at most this often (see ``cut``)
 Source = tuple[str, str, str]      # (tokenizer, prompt text, answer text)
 
 _lock = threading.Lock()           # guards the two below; never held while a job runs
@@ -59,14 +60,20 @@ def ask(source: Source) -> Future:
     return future
 
 
-def cut(source: Source) -> CutRequest | None:
-    """The cut of ``source``, waited for (a worker thread, an export); None when a later ask superseded it."""
+def cut(source: Source, insist: bool = False) -> CutRequest | None:
+    """The cut of ``source``, waited for (a worker thread, an export); None when a later ask superseded it, unless
+    ``insist`` (a wait on the UI thread, where no person can have asked another: only the idle preparation can
+    have superseded it, and it stops once superseded itself): then it is asked again."""
     from concurrent.futures.process import BrokenProcessPool
 
-    try:
-        return ask(source).result()
-    except BrokenProcessPool:          # the process died meanwhile: once more, in a new one
-        return ask(source).result()
+    for _ in range(MOST_ASKS):
+        try:
+            made = ask(source).result()
+        except BrokenProcessPool:      # the process died meanwhile: once more, in a new one
+            made = ask(source).result()
+        if made is not None or not insist:
+            return made
+    return None
 
 
 def cancel() -> None:
@@ -98,7 +105,8 @@ def _prepare(sources: list[Source]) -> None:
         return
     for source in sources:
         try:
-            cut(source)
+            if cut(source) is None:    # the scene asked for a cut of its own meanwhile: it goes first, this stops
+                return
         except Exception:          # the visit asks again and shows why, inline
             return
 

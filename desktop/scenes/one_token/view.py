@@ -89,7 +89,7 @@ class OneTokenScene(Scene):
                     cuts.cancel()                   # the vocabulary it would load is not wanted now
                 self._pending = None
             if made is None and not story.cut_is_current:
-                made = cuts.cut(wanted)             # waited for: the same job when it was being made
+                made = cuts.cut(wanted, insist=True)   # waited for: the same job when it was being made
             if made is not None:
                 self._apply_cut(made, announce)
         elif wanted != self._pending:
