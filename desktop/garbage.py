@@ -13,17 +13,17 @@ behaviour, at moments when no Qt event is half delivered.
 
 A full collection walks every object the app has. Most of them live as long as
 it does: the modules, their classes and functions, the window, the scenes. So
-once start-up is over, and again once the thread that imports every scene and
-the plotting libraries (``desktop.kit.imports``) is done, everything is
-collected once and whatever survives is frozen (``gc.freeze``): no later
-collection walks it again. Each of those two collections walks only what was
-made since the last freeze (start-up's: ~50,000 objects, ~15 ms; the imports':
-~30,000 more). While that thread imports, no full collection runs:
+once start-up is over (everything collected: ~50,000 objects, ~15 ms), and
+again once the thread that imports every scene and the plotting libraries
+(``desktop.kit.imports``) is done (the young generations collected), whatever
+survives is frozen (``gc.freeze``): no later collection walks it again. While that thread imports, no full collection runs:
 it would walk every module imported so far (numpy and pyqtgraph among them)
 and stall the window for 100-300 ms, on the first visits a presenter makes.
 Frozen objects are still freed when nothing refers to them; only a cycle among
-them that becomes garbage later would be kept, and the app drops none of those
-(scenes and windows live until it ends). The test run freezes nothing
+them is kept for good: one that becomes garbage later (the app drops none: its
+scenes and windows live until it ends), or one that had already reached the
+oldest generation during the imports' second or two, which the young
+collection before that freeze does not look at (a one-time cost; it never grows). The test run freezes nothing
 (``FREEZES``): each test's objects must go before the next test.
 """
 from __future__ import annotations
@@ -57,8 +57,8 @@ class UiThreadCollector(QObject):
     @staticmethod
     def check() -> int:
         """Collect the oldest generation whose count has passed its threshold, as Python's own trigger would
-        (at most generation 1 while the import thread runs); at the end of start-up and of the imports, all
-        of it, with what survives frozen. Returns the generation collected, or -1 when none was due."""
+        (at most generation 1 while the import thread runs); at the end of start-up (all of it) and of the
+        imports (the young generations), with what survives frozen. Returns the generation collected, or -1 when none was due."""
         oldest = 2
         if imports.importing():
             oldest = 1
@@ -66,9 +66,13 @@ class UiThreadCollector(QObject):
             stage = "imports" if imports.started() else "start-up"
             if stage not in _settled and FREEZES:
                 _settled.add(stage)
-                gc.collect()          # nothing that is garbage now is frozen with the rest
+                # Start-up's collection is a full one: with the automatic collector off from the start, the
+                # oldest generation is still all but empty. The imports' is of the young generations: a full
+                # one would walk every module imported (100-300 ms, the stall this avoids).
+                oldest = 2 if stage == "start-up" else 1
+                gc.collect(oldest)
                 gc.freeze()
-                return 2
+                return oldest
         counts, thresholds = gc.get_count(), gc.get_threshold()
         due = [generation for generation in range(oldest + 1) if counts[generation] > thresholds[generation]]
         if not due:
