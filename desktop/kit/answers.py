@@ -89,7 +89,9 @@ class Answers:
         try:
             return question(self.catalog, *arguments)
         except InputError as engine_refusal:
-            return engine_refusal
+            # Kept as the answer, without its traceback: that holds every frame of the engine's call, and their
+            # locals (scenarios, reports, closures), for as long as the answer is remembered.
+            return engine_refusal.with_traceback(None)
         except (ArithmeticError, ValueError) as failure:
             # The engine promises InputError for bad input; numbers at the edge of a float that slip past
             # the catalogue's ranges are refused here rather than breaking a paint.

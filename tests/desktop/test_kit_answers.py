@@ -38,6 +38,7 @@ def test_a_refusal_comes_back_as_a_value_with_its_sentence():
     three = story.what_if(gpus=3)                                # 70B's heads do not divide by 3
     assert refused(three) and isinstance(three, InputError)
     assert "3" in kit.refusal_text(three)
+    assert three.__traceback__ is None     # remembered without the engine's frames (and all they refer to)
     assert refused(story.what_if(no_such_field=1))
     assert refused(story.what_if(batch=0))
 
