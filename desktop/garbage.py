@@ -16,15 +16,16 @@ it does: the modules, their classes and functions, the window, the scenes. So
 once start-up is over (everything collected: ~50,000 objects, ~15 ms), and
 again once the thread that imports every scene and the plotting libraries
 (``desktop.kit.imports``) is done (the young generations collected), whatever
-survives is frozen (``gc.freeze``): no later collection walks it again. While that thread imports, no full collection runs:
-it would walk every module imported so far (numpy and pyqtgraph among them)
-and stall the window for 100-300 ms, on the first visits a presenter makes.
-Frozen objects are still freed when nothing refers to them; only a cycle among
-them is kept for good: one that becomes garbage later (the app drops none: its
-scenes and windows live until it ends), or one that had already reached the
-oldest generation during the imports' second or two, which the young
-collection before that freeze does not look at (a one-time cost; it never grows). The test run freezes nothing
-(``FREEZES``): each test's objects must go before the next test.
+survives is frozen (``gc.freeze``): no later collection walks it again. While
+that thread imports, no full collection runs: it would walk every module
+imported so far (numpy and pyqtgraph among them) and stall the window for
+100-300 ms, on the first visits a presenter makes. Frozen objects are still
+freed when nothing refers to them; only a cycle among them is kept for good:
+one that becomes garbage later (the app drops none: its scenes and windows
+live until it ends), or one that had already reached the oldest generation
+during the imports' second or two, which the young collection before that
+freeze does not look at (a one-time cost; it never grows). The test run
+freezes nothing (``FREEZES``): each test's objects must go before the next.
 """
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ class UiThreadCollector(QObject):
     def check() -> int:
         """Collect the oldest generation whose count has passed its threshold, as Python's own trigger would
         (at most generation 1 while the import thread runs); at the end of start-up (all of it) and of the
-        imports (the young generations), with what survives frozen. Returns the generation collected, or -1 when none was due."""
+        imports (the young generations), with what survives frozen. Returns the generation collected, or -1 when
+        none was due."""
         oldest = 2
         if imports.importing():
             oldest = 1

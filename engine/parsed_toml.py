@@ -4,8 +4,9 @@ Python's TOML parser needs about 30 ms for the ~280,000 characters a start
 reads; the same tables load from JSON in about 1 ms. So each parse is kept in
 the cache folder (``engine.config_dir.cache_dir``) as JSON, beside the text it
 was parsed from, and a later start that reads the very same text (compared
-whole: no digest to trust, none to import) loads the JSON instead. A changed text (an edit, a new version of the app) is
-parsed again and its cache written anew. A cache that cannot be read, trusted
+whole: no digest to trust, none to import) loads the JSON instead. A changed
+text (an edit, a new version of the app) is parsed again and its cache written
+anew. A cache that cannot be read, trusted
 (another text's, damaged) or written is passed over without a word: it only
 saves time, and the TOML file stays the one source.
 """
@@ -32,10 +33,8 @@ def parsed_toml(text: str, name: str) -> dict:
         if (isinstance(cached, dict) and cached.get("format") == FORMAT and cached.get("source") == text
                 and isinstance(cached.get("table"), dict)):
             return cached["table"]
-    except (OSError, ValueError, RecursionError):     # none yet, unreadable, or not JSON: parse as without a cache
-        pass
-    except RuntimeError:                # no home folder to find a cache folder in (an account without one)
-        path = None
+    except (OSError, ValueError, RecursionError, RuntimeError):
+        pass          # none yet, unreadable, not JSON, or no home folder to keep one in (path None): parse it
     import tomllib                      # ~3 ms to import: only when a text is new
     table = tomllib.loads(text)
     if path is not None:
