@@ -132,12 +132,14 @@ def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> F
 
 
 def run(job: Callable[..., Any], *args: Any, channel: str | None = None) -> Any:
-    """``submit(...)``'s result, waited for in the calling thread; its exception raised here."""
+    """``submit(...)``'s result, waited for in the calling thread; its exception raised here (``ProcessStopped``
+    when the process died in the job or the app's quitting dropped it)."""
+    from concurrent.futures import CancelledError
     from concurrent.futures.process import BrokenProcessPool
 
     try:
         return submit(job, *args, channel=channel).result()
-    except BrokenProcessPool:
+    except (BrokenProcessPool, CancelledError):
         raise ProcessStopped("the tokenizer process stopped while it worked; the next count starts a new one") \
             from None
 

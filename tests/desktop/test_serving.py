@@ -162,3 +162,15 @@ def test_the_knee_and_the_targets_are_drawn_where_the_curve_says(make_scene):
     assert abs(drawn["rate"].rect.left() - rate_x) < 0.05 * plot.width() or \
         abs(drawn["rate"].rect.right() - rate_x) < 0.05 * plot.width()
     assert all(QRectF(plot.rect()).contains(d.rect) for d in plot.drawn_texts())
+
+
+def test_the_warm_up_thread_ends_quietly_when_the_tokenizer_process_stops_under_it(monkeypatch):
+    """Ctrl+C at 0.9 s of start-up printed the warm-up thread's traceback: quitting had dropped its corpus count."""
+    from desktop.kit.tokenizer_process import ProcessStopped
+    from desktop.scenes.serving import view
+
+    class Quitting(SceneKit):
+        def ask(self, question, *arguments):
+            raise ProcessStopped("the app is quitting: no more counts")
+
+    view._warm(Quitting(Language("en"), ScenarioStore(own_scenario(1_117)), THEMES["light"]))     # returns, raises nothing

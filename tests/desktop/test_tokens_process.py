@@ -145,3 +145,27 @@ def test_with_no_scene_holding_it_the_process_ends_after_its_jobs_and_a_holder_k
     assert _exited(kept, 30)
     asked = tokenizer_process.run(os.getpid)                          # asked once, by a scene that holds nothing
     assert asked not in (kept, os.getpid()) and _exited(asked, 30)    # ends once its job is done
+
+
+def test_a_count_dropped_by_quitting_ends_the_threads_waiting_for_it_with_process_stopped(monkeypatch):
+    """Ctrl+C at 0.9 s of start-up: quitting cancelled the corpus count that scene 8's warm-up thread waited for,
+    and the thread died printing a CancelledError traceback (clean-clone CI)."""
+    from concurrent.futures import Future
+
+    from desktop.scenes.one_token import cuts
+
+    dropped: Future = Future()
+    dropped.cancel()
+    monkeypatch.setattr(prepared, "ask", lambda tokenizers: {t: dropped for t in tokenizers})
+    first_asks = [dropped]                                         # then the real ask, which submits anew
+    real_ask = cuts.ask
+    monkeypatch.setattr(cuts, "ask", lambda source: first_asks.pop() if first_asks else real_ask(source))
+    monkeypatch.setattr(tokenizer_process, "_pool", None)          # the app quit: no process, and no new one
+    monkeypatch.setattr(tokenizer_process, "_quitting", True)
+    with pytest.raises(tokenizer_process.ProcessStopped):
+        prepared.profiles(("gpt2",))
+    with pytest.raises(tokenizer_process.ProcessStopped):
+        cuts.cut(("gpt2", "推理", "加速"))
+    monkeypatch.setattr(tokenizer_process, "submit", lambda job, *args, channel=None: dropped)
+    with pytest.raises(tokenizer_process.ProcessStopped):
+        tokenizer_process.run(os.getpid)

@@ -63,13 +63,15 @@ def ask(source: Source) -> Future:
 def cut(source: Source, insist: bool = False) -> CutRequest | None:
     """The cut of ``source``, waited for (a worker thread, an export); None when a later ask superseded it, unless
     ``insist`` (a wait on the UI thread, where no person can have asked another: only the idle preparation can
-    have superseded it, and it stops once superseded itself): then it is asked again."""
+    have superseded it, and it stops once superseded itself): then it is asked again. ``ProcessStopped`` once the
+    app is quitting."""
+    from concurrent.futures import CancelledError
     from concurrent.futures.process import BrokenProcessPool
 
     for _ in range(MOST_ASKS):
         try:
             made = ask(source).result()
-        except BrokenProcessPool:      # the process died meanwhile: once more, in a new one
+        except (BrokenProcessPool, CancelledError):    # it died meanwhile, or the app quits: once more (see profiles)
             made = ask(source).result()
         if made is not None or not insist:
             return made

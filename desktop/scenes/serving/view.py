@@ -37,7 +37,10 @@ def _answer(answers, request: Request):
 
 def _warm(kit) -> None:
     """Ask every question of the default controls through the kit's cache (a thread of its own, after the first
-    frame), so the scene's first visit finds its figures there."""
+    frame), so the scene's first visit finds its figures there. It ends quietly when the tokenizer process stops
+    under it (the app quitting): the visit asks again and says why."""
+    from desktop.kit.tokenizer_process import ProcessStopped
+
     served = ServingInputs()
     store = kit.store
     while True:
@@ -45,7 +48,10 @@ def _warm(kit) -> None:
         missing = story.missing()
         if not missing:
             return
-        served = served.with_answers({r: kit.ask(r.question, *r.arguments) for r in missing})
+        try:
+            served = served.with_answers({r: kit.ask(r.question, *r.arguments) for r in missing})
+        except ProcessStopped:
+            return
 
 
 class ServingScene(Scene):

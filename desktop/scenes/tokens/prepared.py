@@ -73,14 +73,18 @@ def ask(tokenizers) -> dict[str, Future]:
 
 
 def profiles(tokenizers) -> dict[str, Profile]:
-    """The profiles of ``tokenizers``, waited for (a worker thread, an export); a failed job's error is raised."""
+    """The profiles of ``tokenizers``, waited for (a worker thread, an export); a failed job's error is raised,
+    and ``ProcessStopped`` once the app is quitting."""
+    from concurrent.futures import CancelledError
     from concurrent.futures.process import BrokenProcessPool
 
     found = known(tokenizers)
     for tokenizer, future in ask(tokenizers).items():
         try:
             found[tokenizer] = future.result()
-        except BrokenProcessPool:                 # the process died meanwhile: once more, in a new one
+        # The process died meanwhile (a job queued behind the one running is cancelled then), or the app is
+        # quitting: once more, in a new process; while quitting that raises ProcessStopped.
+        except (BrokenProcessPool, CancelledError):
             with _lock:
                 _asked.pop(tokenizer, None)
             found[tokenizer] = tokenizer_process.run(profile_job, tokenizer)
