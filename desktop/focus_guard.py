@@ -16,9 +16,12 @@
   when it loses the keyboard any other way) and step the talk. A spin box's own
   arrows and typing are untouched.
 
-The guard watches the panel's widgets themselves (``watch``: the window calls
-it again when a scene's own controls are placed), not every event of the
-application: a frame of an animation pays nothing for it.
+The guard watches the panel's spin boxes, drop-downs and sliders themselves
+(``watch``: the window calls it again when a scene's own controls are placed;
+the wheel over a spin box's line edit reaches its spin box) and, for the
+clicker's keys, whichever of the panel's widgets has the keyboard focus
+(``desktop.focus_follow``): not every event of the application, nor of every
+label and frame in the panel. A frame of an animation pays nothing for it.
 """
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QPlainTextEdit,
                                QScrollArea, QTextEdit, QWidget)
+
+from desktop.focus_follow import FocusFollower
 
 WHEEL_CONTROLS = (QAbstractSpinBox, QComboBox, QAbstractSlider)
 CLICKER_KEYS = (Qt.Key.Key_PageDown, Qt.Key.Key_PageUp)
@@ -52,14 +57,17 @@ class FocusGuard(QObject):
     def __init__(self, panel: QScrollArea, slide: QWidget, parent: QObject | None = None):
         super().__init__(parent)
         self._panel, self._slide = panel, slide
+        self._focus = FocusFollower(self, panel.isAncestorOf)
         self.watch()
 
     def watch(self) -> None:
-        """Guard every widget in the panel now (a scene's controls are placed when the scene is first shown): its
-        controls take the keyboard from a click or Tab, never from the wheel passing over."""
+        """Guard every control in the panel now (a scene's controls are placed when the scene is first shown):
+        they take the keyboard from a click or Tab, never from the wheel passing over."""
         for widget in self._panel.widget().findChildren(QWidget):
+            if not isinstance(widget, WHEEL_CONTROLS):
+                continue
             widget.installEventFilter(self)              # installing it again changes nothing
-            if isinstance(widget, WHEEL_CONTROLS) and widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+            if widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
                 widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

@@ -18,6 +18,7 @@ from PySide6.QtGui import QFontInfo, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QLineEdit,
                                QPlainTextEdit, QTextEdit, QWidget)
 
+from desktop.focus_follow import FocusFollower
 from desktop.i18n import Language
 from widgets.blank_screen import BlankScreen
 from widgets.help_overlay import HelpOverlay
@@ -110,7 +111,8 @@ def help_rows(text) -> list[tuple[str, str]]:
 
 
 class KeyController(QObject):
-    """Watches key presses in one window and emits the commands they stand for."""
+    """Watches key presses in one window and emits the commands they stand for: on the window, its stage and
+    whichever of its widgets has the keyboard focus (``desktop.focus_follow``), never on every object."""
 
     command = Signal(str)
     jump_requested = Signal(int)      # digits + Enter
@@ -121,7 +123,9 @@ class KeyController(QObject):
         super().__init__(window)
         self._window, self._stage = window, stage
         self._digits: str | None = None      # None: no "go to scene" prompt open
-        QApplication.instance().installEventFilter(self)
+        window.installEventFilter(self)
+        stage.installEventFilter(self)
+        self._focus = FocusFollower(self, lambda widget: widget.window() is window, kept=(window, stage))
 
     def open_jump(self) -> None:
         self._digits = ""

@@ -214,3 +214,42 @@ def test_a_spin_box_with_focus_keeps_its_arrow_keys(qtbot, window):
     assert QApplication.focusWidget() is window.slide
     qtbot.keyClick(window.slide, K.Key_Right)
     assert where(window) != before
+
+
+def test_the_keys_are_watched_on_the_window_and_its_focused_widget_not_on_every_object(qtbot, window):
+    """An application-wide filter in Python was called for every event of every object, each call taking Python's
+    lock from the engine's worker threads first: a scene's first visit stalled 100-200 ms longer."""
+    import sys
+
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QLabel, QLineEdit
+
+    from desktop.focus_guard import FocusGuard
+    from desktop.presenter import KeyController
+
+    filters = {KeyController.eventFilter.__code__, FocusGuard.eventFilter.__code__}
+    seen = []
+
+    def calls(frame, event, _arg):        # the filters' calls, seen without replacing Qt's virtual method
+        if event == "call" and frame.f_code in filters:
+            seen.append(frame.f_locals["watched"])
+
+    bystander, box = QObject(), QLineEdit(window)
+    label = window.side_panel.widget().findChild(QLabel)     # the panel's guard watches its controls, not this
+    box.show()
+    box.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is box)
+    sys.setprofile(calls)
+    try:
+        for _ in range(5):
+            QApplication.sendEvent(bystander, QEvent(QEvent.Type.User))
+            QApplication.sendEvent(label, QEvent(QEvent.Type.User))
+        qtbot.keyClick(box, K.Key_A)                         # typed in a box: the talk looks, the box keeps it
+    finally:
+        sys.setprofile(None)
+    assert bystander not in seen and label not in seen and box in seen and box.text() == "a"
+    box.deleteLater()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not box)
+    window.deck.first()
+    press(qtbot, window, K.Key_Right)                        # the focus moved on: the keys still reach the talk
+    assert where(window) == (0, 1)
