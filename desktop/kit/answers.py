@@ -15,7 +15,11 @@ A slow question (a fleet plan: a simulation of ~100 ms) is asked from a
 worker thread (``desktop.kit.worker``) through the same cache, so every scene
 and every later visit finds its answer; ``known`` tells the UI thread whether
 an answer is there without computing it. The cache's bookkeeping is guarded
-by a lock; the question itself is computed outside it. ``shared_answers``
+by a lock; the question itself is computed outside it, once: a thread that
+asks what another is computing waits for that answer instead of computing it
+again beside it (scene 8's warm-up and its workers asked the same load curve,
+~0.7 s of simulation, at the same moment, each slowing the window's first
+visit by taking Python's lock from it). ``shared_answers``
 gives every store of the process that answers from one catalogue object the
 same cache: a scene made in a store of its own (a speaker preview, an export,
 a test) finds what another already computed.
@@ -53,23 +57,42 @@ class Answers:
         self._cache: OrderedDict[tuple, Any] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()        # a worker thread asks too (module docstring)
+        # The questions being computed now: key -> (the computing thread, set once its answer is remembered).
+        self._computing: dict[tuple, tuple[int, threading.Event]] = {}
 
     def ask(self, question: Question, *arguments: Any) -> Any:
-        """``question(catalog, *arguments)``, or its ``InputError``; never raises for the engine's sake."""
+        """``question(catalog, *arguments)``, or its ``InputError``; never raises for the engine's sake. What
+        another thread is computing is waited for, not computed again."""
         key = (question, arguments)
         try:
-            cached = self._remembered(key)
+            hash(key)
         except TypeError:                    # an unhashable argument: the engine will refuse it
             return self._answer(question, arguments)
-        if cached is not NOT_KNOWN:
-            return cached
-        answer = self._answer(question, arguments)
-        with self._lock:
-            self._cache[key] = answer
-            self._cache.move_to_end(key)
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return answer
+        while True:
+            with self._lock:
+                cached = self._cache.get(key, NOT_KNOWN)
+                if cached is not NOT_KNOWN:
+                    self._cache.move_to_end(key)
+                    return cached
+                computing = self._computing.get(key)
+                if computing is None or computing[0] == threading.get_ident():    # its own question again: computed
+                    done = threading.Event()
+                    self._computing[key] = (threading.get_ident(), done)
+                    break
+            computing[1].wait()              # then it is remembered, or (its thread failed) asked again here
+        try:
+            answer = self._answer(question, arguments)
+            with self._lock:
+                self._cache[key] = answer
+                self._cache.move_to_end(key)
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+            return answer
+        finally:
+            with self._lock:
+                if self._computing.get(key, (None, None))[1] is done:
+                    del self._computing[key]
+            done.set()
 
     def known(self, question: Question, *arguments: Any) -> Any:
         """The answer ``ask`` would give if it is remembered, else ``NOT_KNOWN``; never computes."""

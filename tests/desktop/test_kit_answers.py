@@ -93,3 +93,88 @@ def test_arithmetic_the_engine_did_not_foresee_comes_back_as_a_refusal():
 
     result = _kit().ask(overflowing, DEFAULT_SCENARIO)
     assert refused(result) and result.code == "engine.arithmetic" and "math range error" in str(result)
+
+
+def _waiting_or_done(thread) -> bool:
+    """Whether ``thread`` has ended or waits on a threading primitive (the frames Python shows for it now)."""
+    import sys
+
+    frame = sys._current_frames().get(thread.ident)
+    while frame is not None:
+        if frame.f_code.co_name == "wait" and frame.f_code.co_filename.endswith("threading.py"):
+            return True
+        frame = frame.f_back
+    return not thread.is_alive()
+
+
+def _until(condition, seconds: float = 30.0) -> bool:
+    import threading
+    import time
+
+    tick, end = threading.Event(), time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        tick.wait(0.001)
+    return True
+
+
+def test_a_question_being_computed_is_waited_for_by_another_thread_not_computed_twice():
+    """Scene 8's warm-up thread and its workers computed the same 0.7 s load curve side by side, each taking
+    Python's lock from the window during its first visit."""
+    import threading
+
+    answers = Answers(default_catalog())
+    started, release, computed = threading.Event(), threading.Event(), []
+
+    def slow(catalog, n):
+        computed.append(n)
+        if len(computed) == 1:               # the first computation lasts until released; any other is quick
+            started.set()
+            release.wait(30)
+        return n * 2
+
+    first = threading.Thread(target=lambda: answers.ask(slow, 21))
+    first.start()
+    assert started.wait(30)
+    got = []
+    second = threading.Thread(target=lambda: got.append(answers.ask(slow, 21)))
+    second.start()
+    assert _until(lambda: _waiting_or_done(second))      # computing it beside the first would end it here
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert got == [42] and computed == [21]
+
+
+def test_a_question_whose_thread_failed_is_computed_by_the_one_that_waited():
+    import threading
+
+    answers = Answers(default_catalog())
+    started, release, calls = threading.Event(), threading.Event(), []
+
+    def stopped_once(catalog):
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            started.set()
+            release.wait(30)
+            raise RuntimeError("the process stopped")
+        return "answer"
+
+    def first_asker():
+        try:
+            answers.ask(stopped_once)
+        except RuntimeError:
+            pass
+
+    first = threading.Thread(target=first_asker, name="first")
+    first.start()
+    assert started.wait(30)
+    got = []
+    second = threading.Thread(target=lambda: got.append(answers.ask(stopped_once)), name="second")
+    second.start()
+    assert _until(lambda: _waiting_or_done(second))
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert got == ["answer"] and calls == ["first", "second"]
