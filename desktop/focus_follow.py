@@ -18,10 +18,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 class FocusFollower(QObject):
     """Keeps ``owner`` installed as the event filter of the widget that has the keyboard focus, while
-    ``wanted(widget)`` says so. It is taken off the widget before, unless that widget is in ``kept`` (widgets
-    ``owner`` watches for good)."""
+    ``wanted(widget)`` says so. It is taken off the widget before, unless ``kept(widget)``: a widget ``owner``
+    watches for good (a window, a spin box whose wheel it guards) keeps it when the focus leaves."""
 
-    def __init__(self, owner: QObject, wanted: Callable[[QWidget], bool], kept: tuple[QWidget, ...] = ()):
+    def __init__(self, owner: QObject, wanted: Callable[[QWidget], bool],
+                 kept: Callable[[QWidget], bool] = lambda _widget: False):
         super().__init__(owner)
         self._owner, self._wanted, self._kept = owner, wanted, kept
         self._watched: QWidget | None = None
@@ -34,12 +35,13 @@ class FocusFollower(QObject):
         return self._watched
 
     def _follow(self, _old: QWidget | None, new: QWidget | None) -> None:
-        if self._watched is not None and not any(self._watched is widget for widget in self._kept):
+        if self._watched is not None:
             try:
-                self._watched.removeEventFilter(self._owner)
+                if not self._kept(self._watched):
+                    self._watched.removeEventFilter(self._owner)
             except RuntimeError:             # deleted meanwhile: it is watched by nobody any more
                 pass
         self._watched = None
         if new is not None and self._wanted(new):
-            new.installEventFilter(self._owner)      # again on a widget watched for good changes nothing
+            new.installEventFilter(self._owner)      # again on a widget kept changes nothing
             self._watched = new

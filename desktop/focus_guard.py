@@ -57,7 +57,7 @@ class FocusGuard(QObject):
     def __init__(self, panel: QScrollArea, slide: QWidget, parent: QObject | None = None):
         super().__init__(parent)
         self._panel, self._slide = panel, slide
-        self._focus = FocusFollower(self, panel.isAncestorOf)
+        self._focus = FocusFollower(self, panel.isAncestorOf, kept=lambda widget: isinstance(widget, WHEEL_CONTROLS))
         self.watch()
 
     def watch(self) -> None:

@@ -125,7 +125,8 @@ class KeyController(QObject):
         self._digits: str | None = None      # None: no "go to scene" prompt open
         window.installEventFilter(self)
         stage.installEventFilter(self)
-        self._focus = FocusFollower(self, lambda widget: widget.window() is window, kept=(window, stage))
+        self._focus = FocusFollower(self, lambda widget: widget.window() is window,
+                                    kept=lambda widget: widget is window or widget is stage)
 
     def open_jump(self) -> None:
         self._digits = ""

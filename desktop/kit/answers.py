@@ -65,22 +65,25 @@ class Answers:
         another thread is computing is waited for, not computed again."""
         key = (question, arguments)
         try:
-            hash(key)
+            cached = self._remembered(key)
         except TypeError:                    # an unhashable argument: the engine will refuse it
             return self._answer(question, arguments)
-        while True:
-            with self._lock:
-                cached = self._cache.get(key, NOT_KNOWN)
-                if cached is not NOT_KNOWN:
-                    self._cache.move_to_end(key)
-                    return cached
-                computing = self._computing.get(key)
-                if computing is None or computing[0] == threading.get_ident():    # its own question again: computed
-                    done = threading.Event()
-                    self._computing[key] = (threading.get_ident(), done)
-                    break
-            computing[1].wait()              # then it is remembered, or (its thread failed) asked again here
+        if cached is not NOT_KNOWN:
+            return cached
+        done: threading.Event | None = None
         try:
+            while True:
+                with self._lock:
+                    cached = self._cache.get(key, NOT_KNOWN)
+                    if cached is not NOT_KNOWN:
+                        self._cache.move_to_end(key)
+                        return cached
+                    computing = self._computing.get(key)
+                    if computing is None or computing[0] == threading.get_ident():   # its own question again
+                        done = threading.Event()
+                        self._computing[key] = (threading.get_ident(), done)
+                        break
+                computing[1].wait()          # then it is remembered, or (its thread failed) asked again here
             answer = self._answer(question, arguments)
             with self._lock:
                 self._cache[key] = answer
@@ -88,11 +91,12 @@ class Answers:
                 if len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
             return answer
-        finally:
-            with self._lock:
-                if self._computing.get(key, (None, None))[1] is done:
-                    del self._computing[key]
-            done.set()
+        finally:                             # also after an interruption: nobody waits for it for ever
+            if done is not None:
+                with self._lock:
+                    if self._computing.get(key, (None, None))[1] is done:
+                        del self._computing[key]
+                done.set()
 
     def known(self, question: Question, *arguments: Any) -> Any:
         """The answer ``ask`` would give if it is remembered, else ``NOT_KNOWN``; never computes."""

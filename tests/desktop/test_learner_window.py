@@ -93,6 +93,20 @@ def test_the_wheel_over_a_box_scrolls_the_panel_instead(laptop, qtbot):
     assert bar.value() > 0 and laptop.store.scenario == before
 
 
+def test_a_box_left_again_no_longer_takes_the_wheel(laptop, qtbot):
+    """Once the guard followed the keyboard focus, a box the focus had left lost its wheel guard with it: one
+    notch over "Output tokens" after clicking the stage took it from 500 to 499."""
+    box = laptop.controls.counts["output_tokens"]
+    laptop.side_panel.ensureWidgetVisible(box)
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton)
+    assert box.hasFocus()
+    laptop.slide.setFocus()
+    qtbot.waitUntil(lambda: not box.hasFocus())
+    before = laptop.store.scenario
+    _wheel(box, -1)
+    assert laptop.store.scenario == before
+
+
 def test_a_box_clicked_into_takes_the_wheel(laptop, qtbot):
     box = laptop.controls.counts["output_tokens"]
     laptop.side_panel.ensureWidgetVisible(box)
