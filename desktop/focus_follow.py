@@ -29,11 +29,6 @@ class FocusFollower(QObject):
         QApplication.instance().focusChanged.connect(self._follow)
         self._follow(None, QApplication.focusWidget())
 
-    @property
-    def watched(self) -> QWidget | None:
-        """The focused widget watched now (None when the focus is elsewhere)."""
-        return self._watched
-
     def _follow(self, _old: QWidget | None, new: QWidget | None) -> None:
         if self._watched is not None:
             try:

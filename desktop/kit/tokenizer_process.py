@@ -132,13 +132,19 @@ def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> F
 
 
 def run(job: Callable[..., Any], *args: Any, channel: str | None = None) -> Any:
-    """``submit(...)``'s result, waited for in the calling thread; its exception raised here (``ProcessStopped``
-    when the process died in the job or the app's quitting dropped it)."""
+    """``submit(...)``'s result, waited for in the calling thread (``wait``)."""
+    return wait(submit(job, *args, channel=channel))
+
+
+def wait(future: Future) -> Any:
+    """The result of a job ``submit`` started, waited for in the calling thread; its exception raised here, and
+    ``ProcessStopped`` when the process died in the job or the app's quitting dropped it (a queued job is
+    cancelled then)."""
     from concurrent.futures import CancelledError
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        return submit(job, *args, channel=channel).result()
+        return future.result()
     except (BrokenProcessPool, CancelledError):
         raise ProcessStopped("the tokenizer process stopped while it worked; the next count starts a new one") \
             from None

@@ -65,14 +65,11 @@ def cut(source: Source, insist: bool = False) -> CutRequest | None:
     ``insist`` (a wait on the UI thread, where no person can have asked another: only the idle preparation can
     have superseded it, and it stops once superseded itself): then it is asked again. ``ProcessStopped`` once the
     app is quitting."""
-    from concurrent.futures import CancelledError
-    from concurrent.futures.process import BrokenProcessPool
-
     for _ in range(MOST_ASKS):
         try:
-            made = ask(source).result()
-        except (BrokenProcessPool, CancelledError):    # it died meanwhile, or the app quits: once more (see profiles)
-            made = ask(source).result()
+            made = tokenizer_process.wait(ask(source))
+        except tokenizer_process.ProcessStopped:       # died meanwhile: once more, in a new process (quitting: raises)
+            made = tokenizer_process.wait(ask(source))
         if made is not None or not insist:
             return made
     return None

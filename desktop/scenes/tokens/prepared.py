@@ -75,16 +75,11 @@ def ask(tokenizers) -> dict[str, Future]:
 def profiles(tokenizers) -> dict[str, Profile]:
     """The profiles of ``tokenizers``, waited for (a worker thread, an export); a failed job's error is raised,
     and ``ProcessStopped`` once the app is quitting."""
-    from concurrent.futures import CancelledError
-    from concurrent.futures.process import BrokenProcessPool
-
     found = known(tokenizers)
     for tokenizer, future in ask(tokenizers).items():
         try:
-            found[tokenizer] = future.result()
-        # The process died meanwhile (a job queued behind the one running is cancelled then), or the app is
-        # quitting: once more, in a new process; while quitting that raises ProcessStopped.
-        except (BrokenProcessPool, CancelledError):
+            found[tokenizer] = tokenizer_process.wait(future)
+        except tokenizer_process.ProcessStopped:  # died meanwhile: once more, in a new process (quitting: raises)
             with _lock:
                 _asked.pop(tokenizer, None)
             found[tokenizer] = tokenizer_process.run(profile_job, tokenizer)
