@@ -13,7 +13,9 @@ or paint can be broken by an engine question. Qt-free, so stories use it too.
 
 A slow question (a fleet plan: a simulation of ~100 ms) is asked from a
 worker thread (``desktop.kit.worker``) through the same cache, so every scene
-and every later visit finds its answer; ``known`` tells the UI thread whether
+and every later visit finds its answer; one marked ``slow_question`` is
+computed in the engine process (``desktop.kit.engine_process``), so that its
+Python does not take the window's lock while the worker waits; ``known`` tells the UI thread whether
 an answer is there without computing it. The cache's bookkeeping is guarded
 by a lock; the question itself is computed outside it, once: a thread that
 asks what another is computing waits for that answer instead of computing it
@@ -30,6 +32,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable
 
+from desktop.kit import engine_process
 from engine import InputError
 from engine.errors import refusal
 
@@ -114,6 +117,8 @@ class Answers:
 
     def _answer(self, question: Question, arguments: tuple) -> Any:
         try:
+            if engine_process.is_slow(question):
+                return engine_process.answer(question, self.catalog, *arguments)
             return question(self.catalog, *arguments)
         except InputError as engine_refusal:
             # Kept as the answer, without its traceback: that holds every frame of the engine's call, and their

@@ -24,44 +24,24 @@ the process tells the old job, at its next check (between chunks or pairs),
 that it is no longer wanted. A job is a function of a Qt-free module, sent by
 name; a job without a channel is never cancelled.
 
-The process exits with the app, and on its own when the app is killed (it
-watches its parent); Ctrl+C is the app's to handle. A process that dies is
-replaced by the next job. Where none can be started (a frozen bundle, which
-would start the app again instead; a system without process semaphores; one
-that died ``MOST_DEATHS`` times), jobs run in the calling thread: correct, only
-the window may stall while a vocabulary loads (``in_process()`` says so). As
-with any ``spawn`` process, a script that shows such a scene needs the usual
-``if __name__ == "__main__":`` guard (the new process imports the main module).
+How the process starts, ends with the app, is replaced when it dies and,
+where none can start, leaves its jobs to the calling thread is every job
+process's (``desktop.kit.job_process``); there the window may stall while a
+vocabulary loads (``in_process()`` says so).
 """
 from __future__ import annotations
 
-import sys
-import threading
 import weakref
 from concurrent.futures import Future
-from functools import partial
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from desktop.kit.child_process import follow_parent, interrupts_blocked
+from desktop.kit.child_process import follow_parent
+from desktop.kit.job_process import JobProcess, ProcessStopped, wait
 
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-
-# multiprocessing and concurrent.futures.process (a few tens of ms to import) are imported by the first job, on
-# the worker thread that submits it, not by the view's module on the UI thread.
+__all__ = ["CHANNELS", "ProcessStopped", "Superseded", "cancel", "hold", "in_process", "let_go", "release_if_idle",
+           "run", "running", "stop", "submit", "wait"]
 
 CHANNELS = ("corpus", "playground", "one_token")     # scene 6's paste and playground, scene 3's request
-# After this many deaths in one run (killed, out of memory, or a script without a main guard, whose copy in the
-# new process cannot start), jobs run in the calling thread: slower to load, but they still count.
-MOST_DEATHS = 3
-
-_lock = threading.Lock()
-_pool: ProcessPoolExecutor | None = None
-_in_process: bool | None = None   # None: not yet tried; True: jobs run in the calling thread
-_deaths = 0
-_exit_hooked = False
-_started_one = False              # the current pool has been given a job, so it has a process
-_quitting = False
 # Each channel's current job number; shared with the process (set there by ``_started``). A plain list until the
 # process exists, and for good where it cannot.
 _numbers: Any = [0] * len(CHANNELS)
@@ -69,11 +49,6 @@ _numbers: Any = [0] * len(CHANNELS)
 # is, the process ends once its jobs are done. A scene that asks once and keeps the answer (scene 8's corpus
 # rates) holds nothing, so the vocabularies it loads do not stay in memory behind the scenes that show no token.
 _holders: "weakref.WeakSet[object]" = weakref.WeakSet()       # a scene deleted on screen holds nothing
-_pending = 0
-
-
-class ProcessStopped(RuntimeError):
-    """The tokenizer process ended in the middle of a job (killed, out of memory); the next job starts a new one."""
 
 
 class Superseded:
@@ -86,68 +61,49 @@ class Superseded:
         return _numbers[self.channel] != self.number
 
 
+class _TokenizerProcess(JobProcess):
+    """The job process whose jobs can be superseded by channel, and which ends when no scene holds it."""
+
+    def _child_start(self, context):
+        numbers = context.RawArray("q", len(CHANNELS))
+        numbers[:] = list(_numbers)
+        return _started, (numbers,)
+
+    def _on_start(self, initargs: tuple) -> None:
+        global _numbers
+        _numbers = initargs[0]
+
+    def _on_idle(self) -> None:
+        release_if_idle()
+
+    def stop(self) -> None:
+        for channel in CHANNELS:       # a superseded job ends at its next check: quitting waits for none
+            cancel(channel)
+        super().stop()
+
+
+_process = _TokenizerProcess("tokenizer")
+
+
 def in_process() -> bool:
     """Whether jobs run in the calling thread of this process (no tokenizer process could be started)."""
-    _the_pool()
-    return bool(_in_process)
+    return _process.in_process()
 
 
 def running() -> bool:
     """Whether a tokenizer process has been started and not ended since (it holds vocabularies)."""
-    return _pool is not None and _started_one
+    return _process.running()
 
 
 def submit(job: Callable[..., Any], *args: Any, channel: str | None = None) -> Future:
     """``job(*args)`` in the tokenizer process (with ``cancelled=`` a ``Superseded`` when on a ``channel``)."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    global _started_one
     kwargs = {"cancelled": _take(channel)} if channel is not None else {}
-    future: Future
-    for _attempt in range(2):
-        pool = _the_pool()
-        if pool is None:
-            break
-        try:
-            with interrupts_blocked():                     # a process started here inherits the block
-                future = pool.submit(job, *args, **kwargs)
-        except (BrokenProcessPool, RuntimeError):          # it died since the last job: a new one
-            with _lock:
-                _forget(pool)
-            continue
-        _started_one = True
-        _job_started()
-        future.add_done_callback(partial(_check_death, pool))
-        future.add_done_callback(_job_done)
-        return future
-    future = Future()
-    if _quitting:
-        future.set_exception(ProcessStopped("the app is quitting: no more counts"))
-        return future
-    try:
-        future.set_result(job(*args, **kwargs))
-    except Exception as failure:
-        future.set_exception(failure)
-    return future
+    return _process.submit(job, *args, **kwargs)
 
 
 def run(job: Callable[..., Any], *args: Any, channel: str | None = None) -> Any:
     """``submit(...)``'s result, waited for in the calling thread (``wait``)."""
     return wait(submit(job, *args, channel=channel))
-
-
-def wait(future: Future) -> Any:
-    """The result of a job ``submit`` started, waited for in the calling thread; its exception raised here, and
-    ``ProcessStopped`` when the process died in the job or the app's quitting dropped it (a queued job is
-    cancelled then)."""
-    from concurrent.futures import CancelledError
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        return future.result()
-    except (BrokenProcessPool, CancelledError):
-        raise ProcessStopped("the tokenizer process stopped while it worked; the next count starts a new one") \
-            from None
 
 
 def cancel(channel: str) -> None:
@@ -158,116 +114,38 @@ def cancel(channel: str) -> None:
 def stop() -> None:
     """Stop every job that can stop and end the process (the app is quitting): waits for the job running, which
     a superseded flag ends at its next check (a vocabulary being loaded, a few tenths of a second at most)."""
-    global _pool, _quitting
-    for channel in CHANNELS:
-        cancel(channel)
-    with _lock:
-        pool, _pool, _quitting = _pool, None, True
-    if pool is not None:
-        # Waiting here, before concurrent.futures' own exit hook, also keeps that hook from waking a manager
-        # thread that is closing its pipe at that moment (Python 3.11 then prints an OSError on the way out).
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _release() -> None:
-    """End the process once its queued jobs are done, now that no scene shows what its vocabularies cut (a few
-    hundred MB); returns at once. The next job starts a new one."""
-    global _pool
-    with _lock:
-        pool, _pool = _pool, None
-    if pool is not None:
-        pool.shutdown(wait=False)
+    _process.stop()
 
 
 def hold(owner: object) -> None:
     """``owner`` (a scene on screen) will cut more texts soon: the process keeps its vocabularies between jobs."""
-    with _lock:
+    with _process.lock:
         _holders.add(owner)
 
 
 def let_go(owner: object) -> None:
     """``owner`` no longer needs the vocabularies kept (it left the screen); ``release_if_idle`` ends the process
     once no one else does."""
-    with _lock:
+    with _process.lock:
         _holders.discard(owner)
 
 
 def release_if_idle() -> None:
-    """End the process (once its queued jobs are done) unless a job is running or a scene on screen holds it."""
-    with _lock:
-        idle = _pending == 0 and not _holders
+    """End the process (once its queued jobs are done: a few hundred MB of vocabularies) unless a job is running or
+    a scene on screen holds it."""
+    with _process.lock:
+        idle = _process.pending == 0 and not _holders
     if idle:
-        _release()
-
-
-def _job_started() -> None:
-    global _pending
-    with _lock:
-        _pending += 1
-
-
-def _job_done(_future: Future) -> None:
-    global _pending
-    with _lock:
-        _pending = max(0, _pending - 1)
-    release_if_idle()
+        _process.release()
 
 
 def _take(channel: str | None) -> Superseded | None:
     if channel is None:
         return None
     index = CHANNELS.index(channel)
-    with _lock:
+    with _process.lock:
         _numbers[index] += 1
         return Superseded(index, _numbers[index])
-
-
-def _the_pool() -> "ProcessPoolExecutor | None":
-    global _pool, _in_process, _numbers, _exit_hooked, _started_one
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with _lock:
-        if _pool is not None or _in_process or _quitting:
-            return _pool
-        if getattr(sys, "frozen", False):
-            _in_process = True        # a frozen app's spawned child runs the app's own main, not ours
-            return None
-        try:
-            context = multiprocessing.get_context("spawn")
-            numbers = context.RawArray("q", len(CHANNELS))
-            numbers[:] = list(_numbers)
-            _pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_started,
-                                        initargs=(numbers,))
-            _started_one = False
-        except (OSError, ImportError, NotImplementedError, ValueError):
-            _in_process = True
-            return None
-        _numbers, _in_process = numbers, False
-        # Before concurrent.futures' own exit hook (they run last registered first), which waits for the running
-        # job: superseded jobs stop at once and queued ones are dropped, so quitting never waits for a long count.
-        if not _exit_hooked and hasattr(threading, "_register_atexit"):
-            threading._register_atexit(stop)
-            _exit_hooked = True
-        return _pool
-
-
-def _check_death(pool: "ProcessPoolExecutor", future: Future) -> None:
-    from concurrent.futures.process import BrokenProcessPool
-
-    if not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
-        with _lock:
-            _forget(pool)
-
-
-def _forget(pool: "ProcessPoolExecutor") -> None:
-    """A pool whose process died: the next job starts another (or, after ``MOST_DEATHS``, runs in this one)."""
-    global _pool, _deaths, _in_process
-    if _pool is pool:
-        _pool = None
-        _deaths += 1
-        _in_process = True if _deaths >= MOST_DEATHS else None
-    pool.shutdown(wait=False, cancel_futures=True)
 
 
 # -- in the tokenizer process -------------------------------------------------------------------------------------

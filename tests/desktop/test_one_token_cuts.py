@@ -163,8 +163,8 @@ def test_the_process_cuts_what_the_calling_thread_cuts():
 def no_process(monkeypatch):
     """Jobs run in the calling thread, as where no tokenizer process can start."""
     cuts.forget()
-    monkeypatch.setattr(tokenizer_process, "_pool", None)
-    monkeypatch.setattr(tokenizer_process, "_in_process", True)
+    monkeypatch.setattr(tokenizer_process._process, "_pool", None)
+    monkeypatch.setattr(tokenizer_process._process, "_in_process", True)
     yield
     cuts.forget()
 

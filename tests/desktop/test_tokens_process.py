@@ -160,8 +160,8 @@ def test_a_count_dropped_by_quitting_ends_the_threads_waiting_for_it_with_proces
     first_asks = [dropped]                                         # then the real ask, which submits anew
     real_ask = cuts.ask
     monkeypatch.setattr(cuts, "ask", lambda source: first_asks.pop() if first_asks else real_ask(source))
-    monkeypatch.setattr(tokenizer_process, "_pool", None)          # the app quit: no process, and no new one
-    monkeypatch.setattr(tokenizer_process, "_quitting", True)
+    monkeypatch.setattr(tokenizer_process._process, "_pool", None)     # the app quit: no process, and no new one
+    monkeypatch.setattr(tokenizer_process._process, "quitting", True)
     with pytest.raises(tokenizer_process.ProcessStopped):
         prepared.profiles(("gpt2",))
     with pytest.raises(tokenizer_process.ProcessStopped):

@@ -4,7 +4,8 @@ Each takes the catalogue first and hashable arguments and returns the engine's
 answer or raises its ``InputError`` (the kit hands that back as a value). The
 fleet plans, the latency curve and the prices per language are simulations
 (tens to hundreds of ms): the view asks them from the kit's worker thread,
-never the UI thread (``desktop.scenes.serving.choices``); ``links`` is a
+never the UI thread (``desktop.scenes.serving.choices``), and the kit computes
+them in the engine process (``slow_question``); ``links`` is a
 catalogue look-up, asked by the story at once.
 
 The parallel corpus and its tokenizer are the tokens scene's
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from desktop.kit.engine_process import slow_question
 from engine import Scenario
 from engine.plan import FleetPlan, plan_fleet
 from engine.plan_curve import LatencyCurve, latency_curve
@@ -30,16 +32,19 @@ STAND_IN_TOKENIZER = "o200k_base"
 THOUSAND = 1000.0
 
 
+@slow_question
 def fleet(catalog, scenario: Scenario, traffic: Traffic, targets: Targets) -> FleetPlan:
     """The smallest colocated fleet for ``traffic`` within ``targets`` (``engine.plan.plan_fleet``)."""
     return plan_fleet(scenario, traffic, targets, catalog=catalog)
 
 
+@slow_question
 def separate_pools(catalog, scenario: Scenario, traffic: Traffic, targets: Targets) -> FleetPlan:
     """The same with separate prefill and decode pools (``plan_fleet(..., disaggregated=True)``)."""
     return plan_fleet(scenario, traffic, targets, disaggregated=True, catalog=catalog)
 
 
+@slow_question
 def load_curve(catalog, scenario: Scenario, traffic: Traffic, replicas: int) -> LatencyCurve:
     """P90 latencies of ``replicas`` colocated replicas as the rate rises (``engine.plan_curve.latency_curve``)."""
     return latency_curve(scenario, traffic, replicas, catalog=catalog)
@@ -94,6 +99,7 @@ def corpus_rates(catalog, tokenizer: str) -> CorpusRates:
                        zh_tokens=counts.zh_total)
 
 
+@slow_question
 def prices(catalog, scenario: Scenario, traffic: Traffic, targets: Targets, rates: tuple[tuple[str, float], ...],
            list_input_usd: float, list_output_usd: float) -> dict[str, LanguagePrice]:
     """The same content priced per language (``engine.plan_language.language_prices``); the scenario's lengths
