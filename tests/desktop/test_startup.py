@@ -32,6 +32,9 @@ def test_quit_after_first_frame_prints_the_milliseconds_since_start(tmp_path):
 NOT_BEFORE_THE_FIRST_FRAME = {
     "numpy": "idle imports (issue 26: numpy alone took about 100 ms of the start)",
     "pyqtgraph": "idle imports",
+    "desktop.speaker_view": "the speaker view is made when first opened (S) or when presenting",
+    "desktop.export_actions": "the export commands are made on the first export",
+    "desktop.scene_failure": "only a scene that cannot be built needs it",
     "engine.tokens": "only the catalogue's listing and the token scenes need it, not a report",
     "difflib": "only a refusal that suggests a close name needs it",
 }
