@@ -37,6 +37,7 @@ NOT_BEFORE_THE_FIRST_FRAME = {
     "desktop.scene_failure": "only a scene that cannot be built needs it",
     "engine.tokens": "only the catalogue's listing and the token scenes need it, not a report",
     "difflib": "only a refusal that suggests a close name needs it",
+    "ctypes": "only a start on X11 checks its libraries (these starts are offscreen)",
 }
 
 FIRST_FRAME_MODULES = """
