@@ -58,6 +58,26 @@ def test_the_first_frame_waits_for_no_module_it_does_not_show(tmp_path):
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
+IMPORT_ORDER = """
+import sys
+order = []
+class Note:
+    def find_spec(self, name, path=None, target=None):
+        order.append(name)
+sys.meta_path.insert(0, Note())
+import desktop.i18n
+print(order.index("engine.compute") < order.index("PySide6"))
+"""
+
+
+def test_the_engine_is_imported_before_qt():
+    """Once PySide is loaded, its import hook reads the source of every module an import names afterwards; the
+    engine (Qt-free) loads first and is spared that (desktop.i18n is the start's first import of either)."""
+    result = subprocess.run([sys.executable, "-c", IMPORT_ORDER], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout.strip() == "True", result.stderr
+
+
 def test_one_report_needs_no_numpy():
     code = ("import sys; from engine import Scenario, compute_report; compute_report(Scenario()); "
             "print('numpy' in sys.modules)")
