@@ -38,6 +38,7 @@ NOT_BEFORE_THE_FIRST_FRAME = {
     "engine.tokens": "only the catalogue's listing and the token scenes need it, not a report",
     "difflib": "only a refusal that suggests a close name needs it",
     "ctypes": "only a start on X11 checks its libraries (these starts are offscreen)",
+    "socket": "the quit signals wake the event loop through a pipe (a socket pair on Windows only)",
 }
 
 FIRST_FRAME_MODULES = """
