@@ -36,6 +36,8 @@ NOT_BEFORE_THE_FIRST_FRAME = {
     "desktop.export_actions": "the export commands are made on the first export",
     "desktop.scene_failure": "only a scene that cannot be built needs it",
     "engine.tokens": "only the catalogue's listing and the token scenes need it, not a report",
+    "engine.formulas": "the formula behind a figure is worked out when its card is first shown",
+    "widgets.formula_card": "the card's widget is made when a card is first shown",
     "difflib": "only a refusal that suggests a close name needs it",
     "ctypes": "only a start on X11 checks its libraries (these starts are offscreen)",
     "socket": "the quit signals wake the event loop through a pipe (a socket pair on Windows only)",
