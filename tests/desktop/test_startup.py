@@ -37,6 +37,7 @@ NOT_BEFORE_THE_FIRST_FRAME = {
     "desktop.scene_failure": "only a scene that cannot be built needs it",
     "engine.tokens": "only the catalogue's listing and the token scenes need it, not a report",
     "engine.levers.speculative": "only a report with speculative decoding on needs it",
+    "engine.tokenizer_registry": "only a draft model's tokenizer check needs it, not a plain report",
     "engine.formulas": "the formula behind a figure is worked out when its card is first shown",
     "widgets.formula_card": "the card's widget is made when a card is first shown",
     "difflib": "only a refusal that suggests a close name needs it",
