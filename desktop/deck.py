@@ -13,7 +13,6 @@ from desktop.i18n import Language
 from desktop.scenario_store import ScenarioStore
 from desktop.kit import imports
 from desktop.kit.scene import Scene, SceneKit, create_scene
-from desktop.scene_failure import FailedScene
 from desktop.scenes.registry import SceneEntry, find_entry
 from widgets.theme import Theme
 
@@ -81,6 +80,7 @@ class SceneDeck(QObject):
             try:
                 scene = create_scene(entry.load(), kit)
             except Exception as failure:     # one scene that cannot be built must not take the app with it
+                from desktop.scene_failure import FailedScene      # loaded only when a scene fails
                 scene = FailedScene.for_entry(entry, kit, failure)
             scene.set_interactive(self._interactive)
             scene.build_changed.connect(self._on_build_changed)

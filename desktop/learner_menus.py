@@ -14,7 +14,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog
 
 from desktop.presets import PRESETS, preset_text_key
 from desktop.scenario_file import SUFFIX, ScenarioFileError, read_scenario, write_scenario
@@ -94,6 +93,7 @@ class LearnerMenus(QObject):
     def open_dialog(self) -> None:
         if self._refused_while_presenting():
             return
+        from PySide6.QtWidgets import QFileDialog     # Qt's dialog class: loaded on first use, not at start
         path, _ = QFileDialog.getOpenFileName(self._window, self._window.language.text("learner.menu.open"),
                                               str(Path.home()), f"{self._text('scenario_files')} (*{SUFFIX})")
         if path:
@@ -117,6 +117,7 @@ class LearnerMenus(QObject):
     def save_dialog(self) -> None:
         if self._refused_while_presenting():
             return
+        from PySide6.QtWidgets import QFileDialog     # Qt's dialog class: loaded on first use, not at start
         path, _ = QFileDialog.getSaveFileName(self._window, self._window.language.text("learner.menu.save"),
                                               str(Path.home() / f"scenario{SUFFIX}"),
                                               f"{self._text('scenario_files')} (*{SUFFIX})")
@@ -138,6 +139,7 @@ class LearnerMenus(QObject):
     def import_dialog(self) -> None:
         if self._refused_while_presenting():
             return
+        from PySide6.QtWidgets import QFileDialog     # Qt's dialog class: loaded on first use, not at start
         path, _ = QFileDialog.getOpenFileName(self._window, self._window.language.text("learner.menu.import_model"),
                                               str(Path.home()), "config.json (*.json)")
         if path:

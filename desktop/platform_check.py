@@ -10,7 +10,6 @@ X server is left to X (``QT_QPA_PLATFORM=xcb``).
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 from typing import Callable, Mapping
@@ -30,6 +29,7 @@ XCB_LIBRARIES = {
 
 
 def _loadable(library: str) -> bool:
+    import ctypes               # only where X11 is checked: an offscreen, Wayland or other start is spared its import
     try:
         ctypes.CDLL(library)
     except OSError:
@@ -44,6 +44,7 @@ def missing_xcb_packages(loadable: Callable[[str], bool] = _loadable) -> list[st
 
 def x_display_reachable(display: str) -> bool:
     """Whether an X server answers at ``display`` (xcb's own connect, as Qt's plugin will do it)."""
+    import ctypes
     try:
         xcb = ctypes.CDLL("libxcb.so.1")
     except OSError:

@@ -69,7 +69,7 @@ class Presentation(QObject):
         window.menuBar().show()
         window.statusBar().show()
         window.update_chrome(force=True)
-        if window.speaker.isVisible():
+        if window.speaker_shown():
             window.speaker.arrange()              # one screen: the window keeps beside the speaker view
         window.slide.setFocus()
 

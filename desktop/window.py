@@ -19,7 +19,6 @@ from PySide6.QtGui import QAction, QActionGroup, QGuiApplication
 from PySide6.QtWidgets import QApplication, QListWidget, QMainWindow, QSplitter, QWidget
 
 from desktop.deck import SceneDeck
-from desktop.export_actions import ExportActions
 from desktop.i18n import LANGUAGES, Language
 from desktop.kit.signals import signals_blocked
 from desktop.learner import LearnerTools
@@ -32,7 +31,6 @@ from desktop.scene_picker import ScenePicker
 from desktop.settings import Settings, save as save_settings
 from desktop.side_panel import SidePanel
 from desktop.slide import SlideFrame
-from desktop.speaker_view import SpeakerView
 from desktop.stage_subject import subject_texts
 from desktop.theming import apply_theme
 from desktop.window_geometry import clamp_onto_screens, first_window_rect
@@ -63,7 +61,7 @@ class MainWindow(QMainWindow):
         self.language, self.store, self.settings = language, store, settings
         self.theme = for_screen(THEMES[settings.theme], (QGuiApplication.primaryScreen()).geometry().height())
         self.presentation = Presentation(self)
-        self.exports = ExportActions(self)
+        self._exports = self._speaker = None       # made when first wanted: ``exports``, ``speaker``
 
         self.slide = SlideFrame(self.theme)
         self.deck = SceneDeck(entries, language, store, self.theme, self.slide.stage, self)
@@ -86,7 +84,6 @@ class MainWindow(QMainWindow):
 
         self.presenter = PresenterLayer(self, self.slide, language, self.theme)
         self.slide.keep_clear_of(self.presenter.clock)
-        self.speaker = SpeakerView(self)          # reads the presenter's talk clock
         self.keys = KeyController(self, self.slide)
         self._commands = self._command_table()
         self._create_actions()
@@ -126,10 +123,33 @@ class MainWindow(QMainWindow):
             "present_start": lambda: self.presentation.start(from_start=True),
             "present_current": lambda: self.presentation.start(from_start=False),
             "fullscreen": self.presentation.toggle_fullscreen, "side_panel": self.toggle_side_panel,
-            "help": presenter.toggle_help, "speaker": self.speaker.toggle, "leave": self.presentation.leave,
-            "export_png": self.exports.current_scene_dialog, "export_pdf": self.exports.handout_dialog,
+            "help": presenter.toggle_help, "speaker": lambda: self.speaker.toggle(), "leave": self.presentation.leave,
+            "export_png": lambda: self.exports.current_scene_dialog(),
+            "export_pdf": lambda: self.exports.handout_dialog(),
             "quit": self.close,
         }
+
+    @property
+    def speaker(self):
+        """The speaker view (``desktop.speaker_view.SpeakerView``), made the first time it is wanted (S, presenting):
+        a window that no start shows, so the first frame waits neither for it nor for its modules."""
+        if self._speaker is None:
+            from desktop.speaker_view import SpeakerView
+            self._speaker = SpeakerView(self)      # reads the presenter's talk clock
+        return self._speaker
+
+    def speaker_shown(self) -> bool:
+        """Whether the speaker view is open (never made: it is not)."""
+        return self._speaker is not None and self._speaker.isVisible()
+
+    @property
+    def exports(self):
+        """The export commands (``desktop.export_actions.ExportActions``), made on the first export: the first frame
+        does not wait for their module and its Qt classes."""
+        if self._exports is None:
+            from desktop.export_actions import ExportActions
+            self._exports = ExportActions(self)
+        return self._exports
 
     def run_command(self, name: str) -> None:
         """Do what key or menu ``name`` stands for (the names of ``presenter.BINDINGS``)."""
@@ -278,7 +298,8 @@ class MainWindow(QMainWindow):
         scene = self.deck.current
         self.slide.set_texts(self.deck.title_of(self.deck.position), scene.caption())
         self.slide.set_subject(*subject_texts(self.language, scene))
-        self.speaker.refresh()
+        if self.speaker_shown():
+            self.speaker.refresh()
 
     # -- size and place -------------------------------------------------------------------------
     def _place(self, saved_geometry: str) -> None:

@@ -15,7 +15,6 @@ an imported entry obeys exactly the rules the loader will apply to it.
 """
 from __future__ import annotations
 
-import difflib
 import math
 from typing import Any, Callable
 
@@ -138,6 +137,7 @@ class FieldChecks:
         self.problems: list[str] = []
         self.failed: set[str] = set()
         for name in [name for name in raw if name not in allowed]:
+            import difflib              # only for a field a user's file misspells: not on every start
             close = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.75)
             hint = f"did you mean {close[0]}?" if close else f"allowed fields: {', '.join(allowed)}"
             self.problems.append(f"field {shorten(str(name))} is not a catalogue field ({hint})")

@@ -3,20 +3,22 @@
 The listing also names the tokenizers that ship with the app
 (``engine.tokenizer_registry``) without reading a vocabulary. Every number
 becomes text through ``engine.units``. ``engine.catalog`` re-exports
-``catalog_as_text`` and ``catalog_as_json``.
+``catalog_as_text`` and ``catalog_as_json``, so every user of the catalogue
+imports this module: ``engine.tokens`` (with hashlib and gzip under it) is
+imported only when a listing is made, not by every report and start of the app.
 """
 from __future__ import annotations
 
 from dataclasses import asdict
 
 from engine.catalog_types import Catalog, Gpu, Model, Precision
-from engine.tokens import tokenizers_as_json, tokenizers_as_text
 from engine.units import (
     format_bandwidth, format_bytes, format_count, format_flops, format_ops, format_parameters, format_value_size,
 )
 
 def catalog_as_json(catalog: Catalog) -> dict:
     """Everything in the catalogue as JSON-ready data (SI units), entries in catalogue order."""
+    from engine.tokens import tokenizers_as_json
     def plain(entry: Gpu | Model | Precision) -> dict:
         data = asdict(entry)
         return {key: list(value) if isinstance(value, tuple) else value for key, value in data.items()}
@@ -35,6 +37,7 @@ def catalog_as_text(catalog: Catalog) -> str:
     The problems in the user's file (``Catalog.warnings``) are not part of it:
     the CLI prints them on stderr, one line each, before the listing.
     """
+    from engine.tokens import tokenizers_as_text
     lines = ["GPUs (dense peaks; link figures count both directions)"]
     for gpu in catalog.gpus.values():
         lines += _gpu_lines(gpu)

@@ -8,7 +8,6 @@ Every number is in SI units (bytes, bytes per second, FLOP per second).
 """
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar
@@ -247,6 +246,7 @@ def _lookup(table: dict[str, Entry], wanted: object, kind: str,
         raise refusal("catalog.skipped", {"kind": kind, "got": wanted, "file": shown, "reason": reason,
                                           "known": list(table)})
     starting = [entry_id for entry_id in table if entry_id.startswith(key)]     # "h100" -> h100-sxm, h100-pcie
+    import difflib                      # only for an id the catalogue lacks: not on every start
     similar = difflib.get_close_matches(key, list(table), n=3, cutoff=0.6)
     close = list(dict.fromkeys(starting + similar))[:3]
     raise refusal("catalog.unknown", {"kind": kind, "got": wanted, "close": close, "known": list(table)})

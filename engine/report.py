@@ -10,12 +10,15 @@ request (``engine.request``), prices (``engine.cost``).
 from __future__ import annotations
 
 from dataclasses import dataclass, asdict, field
+from typing import TYPE_CHECKING
 
 from engine.catalog_types import Gpu, Model, Precision
 from engine.layout import Layout
 from engine.levers.kv_allocation import SequenceFit
-from engine.levers.speculative import SpeculativeReport
 from engine.scenario import Scenario
+
+if TYPE_CHECKING:       # made only when speculative decoding is on: a report without it never imports the lever
+    from engine.levers.speculative import SpeculativeReport
 
 
 @dataclass(frozen=True)

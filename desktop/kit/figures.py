@@ -18,9 +18,13 @@ changes. A scene that fills neither shows no card, and I says so in a note.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QPoint, QRect, QRectF
 from engine.units import glue_units
-from widgets.formula_card import FormulaCard, FormulaCardState
+
+if TYPE_CHECKING:
+    from widgets.formula_card import FormulaCard
 
 CARD_WIDTH_SHARE = 0.6          # of the stage's width, at most
 CARD_MIN_WIDTH_PX = 280
@@ -100,6 +104,7 @@ class FigureFormulas:
             self.hide()
 
     def _present(self, formulas, key: str) -> None:
+        from widgets.formula_card import FormulaCard, FormulaCardState    # the first card shown loads its widget
         scene, text = self._scene, self._scene.kit.language.text
         if self.card is None:
             self.card = FormulaCard(scene.kit.theme, scene)

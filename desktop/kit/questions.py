@@ -11,14 +11,13 @@ import dataclasses
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine import Report, Scenario, compute_report
-from engine.cache_work_formulas import formula as cache_work_formula_of
 from engine.compute import decode_crossover_batch
 from engine.errors import refusal
-from engine.formulas import Formula, formula as formula_of
-from engine.token_formulas import formula as token_formula_of
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from engine.formulas import Formula
 
 
 def report(catalog, scenario: Scenario) -> Report:
@@ -29,6 +28,7 @@ def report(catalog, scenario: Scenario) -> Report:
 def formula(catalog, scenario: Scenario, key: str, at: float | None = None) -> Formula:
     """The formula behind figure ``key`` of ``scenario``'s report (``engine.formulas``), at the stage's own value
     ``at`` (an intensity, a context) where the figure is shown at one."""
+    from engine.formulas import formula as formula_of     # the formulas load with the first card, not at start
     return formula_of(compute_report(scenario, catalog), key, at)
 
 
@@ -66,12 +66,14 @@ def context_sweep(catalog, scenario: Scenario, contexts: tuple[int, ...]) -> Con
 def cache_work_formula(catalog, key: str, generated_tokens: int) -> Formula:
     """The formula behind a figure of the work of generating ``generated_tokens`` tokens with and without a KV
     cache (``engine.cache_work_formulas``); the catalogue plays no part."""
+    from engine.cache_work_formulas import formula as cache_work_formula_of
     return cache_work_formula_of(key, generated_tokens)
 
 
 def token_formula(catalog, key: str, *values: float) -> Formula:
     """The formula behind a figure scene 6 works out from counts it already has (``engine.token_formulas``:
     nothing is tokenized again); the catalogue plays no part."""
+    from engine.token_formulas import formula as token_formula_of
     return token_formula_of(key, *values)
 
 

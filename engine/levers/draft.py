@@ -20,7 +20,6 @@ from engine.catalog_types import Model
 from engine.errors import InputError, refusal
 from engine.layout import Layout
 from engine.parallel import check_gpu_count
-from engine.tokenizer_registry import TOKENIZERS
 
 
 def tokenizer_id(model: Model) -> str | None:
@@ -28,6 +27,7 @@ def tokenizer_id(model: Model) -> str | None:
     own = getattr(model, "tokenizer", "")
     if own:
         return own
+    from engine.tokenizer_registry import TOKENIZERS      # only a draft model's check: no other report loads it
     for info in TOKENIZERS:
         if model.id in info.model_ids:
             return info.id

@@ -16,13 +16,14 @@ holds, ``engine.levers.kv_allocation``). This module gives the rest:
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from engine.cost import token_prices
 from engine.levers.fields import speculative_on
 from engine.levers.kv_allocation import SequenceFit, kv_tokens_held_by, sequence_fit
-from engine.levers.speculative import (
-    Drafter, SpeculativeReport, draft_prefill_seconds, loss_batch, pass_times, speedup, tokens_per_pass,
-)
+
+if TYPE_CHECKING:
+    from engine.levers.speculative import Drafter
 
 
 def drafter_of(s) -> Drafter | None:
@@ -30,6 +31,7 @@ def drafter_of(s) -> Drafter | None:
     sc = s.scenario
     if not speculative_on(sc):
         return None
+    from engine.levers.speculative import Drafter     # only with speculative decoding on: no other report loads it
     return Drafter(deployment=s.draft, head_cost=0.0 if s.draft is not None else sc.draft_head_cost)
 
 
@@ -75,6 +77,9 @@ def with_speculative_decoding(s, report):
 
 
 def _speculative_changes(s, report, drafter: Drafter, draft_weights: float, draft_kv_per_token: float) -> dict:
+    from engine.levers.speculative import (
+        SpeculativeReport, draft_prefill_seconds, loss_batch, pass_times, speedup, tokens_per_pass,
+    )
     sc, machine = s.scenario, s.machine
     k, a = sc.draft_tokens, sc.acceptance
     context = report.decode.context_tokens

@@ -311,3 +311,11 @@ def test_the_paper_follows_the_locale_unless_chosen():
     assert default_paper({"LC_ALL": "de_DE.UTF-8", "LC_PAPER": "en_US.UTF-8"}) == "a4"      # LC_ALL comes first
     args = cli.parse_command_line(["--export", "out", "--paper", "letter"], Language("en"))
     assert args.paper == "letter"
+
+
+@pytest.mark.parametrize("argv", [[], ["--present"], ["--quit-after-first-frame"],
+                                  ["--present", "--quit-after-first-frame", "--present"]])
+def test_a_start_with_only_plain_flags_reads_as_the_parser_reads_it(argv):
+    """Such a start (the ordinary one has no arguments at all) is read without building the parser; the answer
+    is the parser's."""
+    assert cli.parse_command_line(argv, Language("en")) == cli._parsed_command_line(argv, Language("en"))
