@@ -124,8 +124,17 @@ def _line_flags(align: Qt.AlignmentFlag) -> int:
     return _LINE_FLAGS[key]
 
 
+# Widths and two-line splits one ``TextMeasure`` remembers, each: a width costs ~220 bytes (its text, key and
+# entry), so ~1.1 MB of widths at most. A layout asks for a few hundred texts, scene 1's belt for ~1,300; a label whose
+# number moves with the clock ("他只要 36.5 ms 就干完", with every prefix its split tries) adds ~340 new ones a lap
+# of autoplay that are never asked again. At 20,000 that one belt grew ~1.4 MB over ten minutes of autoplay
+# and would have kept ~4.6 MB; forty measures could have held 180 MB.
+MEASURES_KEPT = 5000
+
+
 class TextMeasure:
-    """Widths and line heights of labels, cached (a layout asks for the same ones many times)."""
+    """Widths and line heights of labels, cached (a layout asks for the same ones many times); at most
+    ``MEASURES_KEPT`` widths and as many splits, started afresh when full."""
 
     def __init__(self):
         self._fonts: dict[tuple[int, bool], QFont] = {}
@@ -155,7 +164,7 @@ class TextMeasure:
     def width(self, text: str, px: int, bold: bool) -> float:
         key = (text, px, bold)
         if key not in self._widths:
-            if len(self._widths) > 20000:
+            if len(self._widths) >= MEASURES_KEPT:
                 self._widths.clear()
             self._widths[key] = math.ceil(self._fm(px, bold).horizontalAdvance(text)) + 1.0
         return self._widths[key]
@@ -164,6 +173,8 @@ class TextMeasure:
         """The two-line split whose wider line is narrowest, and that width; None when it cannot break."""
         key = (text, px, bold)
         if key not in self._splits:
+            if len(self._splits) >= MEASURES_KEPT:
+                self._splits.clear()
             best: dict[int, tuple[tuple[str, str], float]] = {}
             for first, second, tier in _break_points(text):
                 wide = max(self.width(first, px, bold), self.width(second, px, bold))
