@@ -5,7 +5,7 @@
 The real main window is built offscreen at 1920x1080 (a settings folder of its
 own, so no user setting is read or written), every build of every scene is
 visited once, and the resident set size (RSS, from /proc, of the app and every
-process it started) is read once the work that visit queued is done (the
+process it started, the engine process included) is read once the work that visit queued is done (the
 tokenizer process has cut what the scenes asked and, with no scene on screen
 holding it, ended; at most a minute): budget 350 MB. The reading at once is
 printed too. Then the app "autoplays" for ``--seconds`` (default 600, the 10
@@ -110,9 +110,14 @@ SETTLE_SECONDS = 60.0
 
 
 def _workers() -> list[int]:
-    """The processes this one started to run jobs (the tokenizer process), not multiprocessing's resource tracker."""
-    found = []
+    """The processes this one started to run jobs that end when done (the tokenizer process): not the engine
+    process, which stays for the whole run, nor multiprocessing's resource tracker."""
+    from desktop.kit import engine_process
+
+    found, staying = [], engine_process.process_ids()
     for pid in _children(os.getpid()):
+        if pid in staying:
+            continue
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
                 if b"spawn_main" in cmdline.read():

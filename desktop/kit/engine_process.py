@@ -47,6 +47,11 @@ def in_process() -> bool:
     return _process.in_process()
 
 
+def process_ids() -> frozenset[int]:
+    """The engine process's id while it runs (it stays for the whole run; a benchmark leaves it out of a wait)."""
+    return _process.process_ids()
+
+
 def stop() -> None:
     """End the process (the app is quitting)."""
     _process.stop()

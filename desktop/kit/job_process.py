@@ -89,6 +89,11 @@ class JobProcess:
         """Whether a process has been started and not ended since."""
         return self._pool is not None and self._started_one
 
+    def process_ids(self) -> frozenset[int]:
+        """The ids of the processes running now (none or one; for a benchmark that tells them apart)."""
+        pool = self._pool
+        return frozenset(getattr(pool, "_processes", None) or ()) if pool is not None else frozenset()
+
     def submit(self, job: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
         """``job(*args, **kwargs)`` in the process (or, where none can run, in this thread, done at once)."""
         from concurrent.futures.process import BrokenProcessPool
