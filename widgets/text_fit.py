@@ -125,10 +125,10 @@ def _line_flags(align: Qt.AlignmentFlag) -> int:
 
 
 # Widths and two-line splits one ``TextMeasure`` remembers, each: a width costs ~220 bytes (its text, key and
-# entry), so ~1.1 MB of widths at most. A layout asks for a few hundred texts, scene 1's belt for ~1,300; a label whose
-# number moves with the clock ("他只要 36.5 ms 就干完", with every prefix its split tries) adds ~340 new ones a lap
-# of autoplay that are never asked again. At 20,000 that one belt grew ~1.4 MB over ten minutes of autoplay
-# and would have kept ~4.6 MB; forty measures could have held 180 MB.
+# entry), so ~1.1 MB of widths at most. A layout asks for a few hundred texts, scene 1's belt for ~1,300; a
+# label whose number moves with the clock ("他只要 36.5 ms 就干完", with every prefix its split tries) adds
+# ~340 new ones a lap of autoplay that are never asked again. At 20,000 that one belt grew ~1.4 MB over ten
+# minutes of autoplay and would have kept ~4.6 MB; forty measures could have held 180 MB.
 MEASURES_KEPT = 5000
 
 

@@ -15,8 +15,8 @@ A slow question (a fleet plan: a simulation of ~100 ms) is asked from a
 worker thread (``desktop.kit.worker``) through the same cache, so every scene
 and every later visit finds its answer; one marked ``slow_question`` is
 computed in the engine process (``desktop.kit.engine_process``), so that its
-Python does not take the window's lock while the worker waits; ``known`` tells the UI thread whether
-an answer is there without computing it. The cache's bookkeeping is guarded
+Python does not take the window's lock while the worker waits. ``known``
+tells the UI thread whether an answer is there without computing it. The cache's bookkeeping is guarded
 by a lock; the question itself is computed outside it, once: a thread that
 asks what another is computing waits for that answer instead of computing it
 again beside it (scene 8's warm-up and its workers asked the same load curve,

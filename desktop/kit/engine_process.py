@@ -13,7 +13,7 @@ refusals as values stay the cache's; only the arithmetic moves.
 A job process (``desktop.kit.job_process``): started once, by the first slow
 question (scene 8's warm-up in idle time, on a thread of its own: starting a
 process takes tens of milliseconds of Python); it keeps the engine imported
-for the rest of the run (some 60 MB) and ends with the app. Where no process
+for the rest of the run (about 40 MB) and ends with the app. Where no process
 can start, slow questions are computed in the asking thread, as before.
 """
 from __future__ import annotations
