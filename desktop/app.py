@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QObject, QSize, QTimer, qInstallMessageHandle
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop import settings as settings_store
-from desktop.fonts import install_cjk_fallback
+from desktop.fonts import blend_glyphs_plainly, install_cjk_fallback
 from desktop.garbage import collect_on_ui_thread
 from desktop.i18n import Language
 from desktop.kit import imports
@@ -49,6 +49,7 @@ def create_application() -> QApplication:
     sys.setswitchinterval(UI_SWITCH_SECONDS)
     qInstallMessageHandler(_print_qt_message)
     app = QApplication.instance() or QApplication([sys.argv[0]])
+    blend_glyphs_plainly()        # before the first font is made (desktop.fonts)
     app.setApplicationName(APP_NAME)
     app.setStyle("Fusion")    # the same look, and the themes' palettes, on every platform
     collect_on_ui_thread(app)     # Python's cycle collector only between events, on this thread

@@ -29,7 +29,7 @@ XCB_LIBRARIES = {
 
 
 def _loadable(library: str) -> bool:
-    import ctypes               # only where X11 is checked: an offscreen, Wayland or other start is spared its import
+    import ctypes               # imported where it is used (desktop.fonts uses it too, where Qt draws with FreeType)
     try:
         ctypes.CDLL(library)
     except OSError:

@@ -41,7 +41,6 @@ NOT_BEFORE_THE_FIRST_FRAME = {
     "engine.formulas": "the formula behind a figure is worked out when its card is first shown",
     "widgets.formula_card": "the card's widget is made when a card is first shown",
     "difflib": "only a refusal that suggests a close name needs it",
-    "ctypes": "only a start on X11 checks its libraries (these starts are offscreen)",
     "locale": "a start without arguments builds no argparse parser, whose help headings ask gettext (and locale)",
     "socket": "the quit signals wake the event loop through a pipe (a socket pair on Windows only)",
 }
