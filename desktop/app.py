@@ -48,10 +48,16 @@ UI_SWITCH_SECONDS = 0.001
 def create_application() -> QApplication:
     sys.setswitchinterval(UI_SWITCH_SECONDS)
     qInstallMessageHandler(_print_qt_message)
-    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app = QApplication.instance()
+    if app is None:
+        # Fusion: the same look, and the themes' palettes, on every platform. Named to Qt as it starts rather than
+        # set from Python, whose setStyle hands back a QStyle and so makes QStyle's enumerations (5-10 ms)
+        # before the first frame, which needs none of them (desktop.eliding_combo).
+        app = QApplication([sys.argv[0], "-style", "Fusion"])
+    else:
+        app.setStyle("Fusion")
     blend_glyphs_plainly()        # before the first font is made (desktop.fonts)
     app.setApplicationName(APP_NAME)
-    app.setStyle("Fusion")    # the same look, and the themes' palettes, on every platform
     collect_on_ui_thread(app)     # Python's cycle collector only between events, on this thread
     return app
 

@@ -10,12 +10,12 @@ times and prices marked hypothetical, as on the stage.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from desktop.kit.answers import refused
 from engine import InputError, Report, Scenario
 from engine.formulas import formula
+from engine.frozen import frozen
 from engine.units import format_bytes, format_count, format_percent, format_seconds, format_tokens_per_second, \
     format_usd
 
@@ -38,7 +38,7 @@ BARS = tuple(key for key in FIGURES if key != "fits")      # a yes or no is a wo
 Text = Callable[..., str]       # Language.text
 
 
-@dataclass(frozen=True)
+@frozen
 class Cell:
     """One figure of one pinned scenario."""
     value: float
@@ -46,7 +46,7 @@ class Cell:
     hypothetical: bool = False   # a time or price of a scenario that does not fit
 
 
-@dataclass(frozen=True)
+@frozen
 class Column:
     """One pinned scenario: its label and its figures (None: the engine refuses it, ``refusal`` says why)."""
     label: str

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import errno
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from desktop.i18n import Language
 from engine.errors import InputError, alternatives, display_values
+from engine.frozen import frozen
 
 
 def alternatives_text(language: Language, items) -> str:
@@ -50,7 +51,7 @@ if hasattr(errno, "EDQUOT"):
 _MACHINE_PROBLEMS = frozenset({"disk_full", "other"})    # not the path's fault: a different path may not help
 
 
-@dataclass(frozen=True)
+@frozen
 class WriteProblem:
     """Why a path could not be written: the text ``errors.write.<reason>`` and its values."""
 

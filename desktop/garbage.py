@@ -35,6 +35,7 @@ import gc
 import time
 
 from PySide6.QtCore import QObject, QTimer
+from shiboken6 import isValid
 
 from desktop.kit import imports
 
@@ -49,6 +50,7 @@ _trim = False            # not looked up yet
 # The stages whose survivors are frozen: "start-up" (the first check with no import thread running) and
 # "imports" (the first check after that thread is done).
 _settled: set[str] = set()
+_collector = None         # the application's UiThreadCollector, once made
 FREEZES = True           # tests set it False (tests/conftest.py)
 
 
@@ -124,6 +126,10 @@ def _malloc_trim():
 
 
 def collect_on_ui_thread(app: QObject) -> UiThreadCollector:
-    """The application's collector (made on first call; the same one after)."""
-    found = app.findChild(UiThreadCollector)
-    return found if found is not None else UiThreadCollector(app)
+    """The application's collector (made on first call; the same one after). Kept here rather than looked up among
+    the application's children, which would make Python objects of them all: the style among them, whose type's
+    first use makes QStyle's enumerations (desktop.eliding_combo)."""
+    global _collector
+    if _collector is None or not isValid(_collector) or _collector.parent() is not app:
+        _collector = UiThreadCollector(app)
+    return _collector

@@ -19,7 +19,6 @@ without Qt painting anything.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, Qt
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop import stop_request
 from desktop.slide import keep_units_whole
+from engine.frozen import frozen
 from widgets.theme import TEXT_FLOOR_PER_SCREEN_HEIGHT
 
 PDF_DPI = 150                      # the page's device pixels: fine enough for placing text and pictures
@@ -52,7 +52,7 @@ LATIN_FAMILIES = ("Noto Sans", "DejaVu Sans", "Liberation Sans", "Arial", "Helve
 HANDOUT_CJK_FAMILIES = ("WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC")
 
 
-@dataclass(frozen=True)
+@frozen
 class HandoutBuild:
     """One build of a scene as the handout prints it."""
     number: int            # from 1
@@ -62,7 +62,7 @@ class HandoutBuild:
     picture: QImage
 
 
-@dataclass(frozen=True)
+@frozen
 class PageLayout:
     """A landscape page's parts in millimetres from the page's top left corner."""
     page: tuple[float, float]                     # width, height

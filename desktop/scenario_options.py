@@ -16,10 +16,11 @@ the scenario's check refuses it ("The batch must be a whole number from 1 to
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from functools import lru_cache
 
 from engine import Scenario
+from engine.frozen import frozen
 
 NOT_SCENARIO_OPTIONS = ("--json",)       # report's options that say how to print, not what to compute
 
@@ -88,7 +89,7 @@ def scenario_changes(given: list[tuple[str, str]]) -> dict[str, object]:
     return changes
 
 
-@dataclass(frozen=True)
+@frozen
 class ScenarioChoice:
     """What the command line asks for: a scenario read from a file (None: none given) and the fields the
     flags change (Scenario field -> value)."""

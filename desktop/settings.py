@@ -31,6 +31,7 @@ from pathlib import Path
 from engine import InputError, Scenario, compute_report
 from engine.config_dir import config_dir
 from engine.errors import shown_value
+from engine.frozen import frozen
 from widgets.theme import DEFAULT_THEME, THEMES
 from desktop.default_scenario import DEFAULT_SCENARIO
 from desktop.json_file import read_json_table, write_json_table
@@ -283,7 +284,7 @@ def load(path: Path | None = None) -> Loaded:
     return loaded
 
 
-@dataclass(frozen=True)
+@frozen
 class KeptFile:
     """The settings were not saved because the file could not be read at start-up and is left as it was."""
 

@@ -27,9 +27,10 @@ room: on one 1024x768 screen that is more than twice the lines.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from PySide6.QtCore import QRect, QSize
+
+from engine.frozen import frozen
 
 ONE_SCREEN_SPEAKER_SHARE = 0.38    # on one screen: the speaker's column; the stage keeps the larger part
 MIN_SPEAKER_WIDTH_PX = 360         # narrower, the notes' lines would be a few words long
@@ -41,7 +42,7 @@ NEXT_MAX_HEIGHT_SHARE = 0.45       # the next build at most this share of the he
 GAP_PX = 12
 
 
-@dataclass(frozen=True)
+@frozen
 class Arrangement:
     """Where each window goes. ``audience_rect`` None: the audience window keeps its place (not presenting)
     or is fullscreen on ``audience_screen`` (presenting); a rectangle: it is a normal window there."""
@@ -75,7 +76,7 @@ def arrange(screens: list[QRect], primary: int, window_screen: int, presenting: 
     return Arrangement(0, audience_rect, 0, speaker_rect, False)
 
 
-@dataclass(frozen=True)
+@frozen
 class Panels:
     """The speaker view's parts (its own coordinates); ``current`` None in a narrow view, ``status_row`` None
     in a wide one (where the top row has room for it)."""

@@ -11,18 +11,18 @@ another scene in the other language after the view was closed and opened again).
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QImage
 
 from engine import Scenario
+from engine.frozen import frozen
 
 CACHE_SIZE = 6        # the next step, the one after, and a step back: a clicker stepping around renders each once
 MAX_RENDER_SIZE = QSize(1920, 1080)     # a preview larger than this is scaled from a picture of this size
 
 
-@dataclass(frozen=True)
+@frozen
 class PreviewKey:
     """What a preview is a picture of."""
     scene: str            # the scene's key

@@ -9,10 +9,11 @@ Every number is in SI units (bytes, bytes per second, FLOP per second).
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, TypeVar
 
 from engine.errors import InputError, refusal
+from engine.frozen import frozen
 from engine.units import (
     format_bandwidth, format_bytes, format_count, format_flops, format_parameters, format_value_size,
 )
@@ -96,7 +97,7 @@ def physical_range_text(name: str) -> str:
     return f"between {shown(low)} and {shown(high)}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Precision:
     id: str                    # "fp16"
     name: str                  # "FP16"
@@ -105,7 +106,7 @@ class Precision:
     source: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Gpu:
     id: str                                   # "h800"
     name: str                                 # "NVIDIA H800 SXM5"
@@ -149,7 +150,7 @@ class Gpu:
         return self.flops_per_second[self.flops_precision_for(compute_precision)]
 
 
-@dataclass(frozen=True)
+@frozen
 class Model:
     id: str                         # "llama-3.1-70b"
     name: str                       # "Llama 3.1 70B"
@@ -202,7 +203,7 @@ class Model:
 Entry = TypeVar("Entry", Gpu, Model, Precision)
 
 
-@dataclass(frozen=True)
+@frozen
 class Catalog:
     gpus: dict[str, Gpu]
     models: dict[str, Model]

@@ -37,9 +37,9 @@ experts' outputs are summed by the same all-reduce as a dense MLP's.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from engine.catalog_types import Gpu, Model
+from engine.frozen import frozen
 from engine.layout import Layout
 from engine.parallel import (
     ACTIVATION_BYTES_PER_VALUE, ALLREDUCES_PER_LAYER, link_bytes_per_second_one_direction, ring_allreduce_link_seconds,
@@ -50,7 +50,7 @@ LINKS = ("link", "pcie", "network")
 LEVELS = ("tensor", "pipeline", "expert")
 
 
-@dataclass(frozen=True)
+@frozen
 class Transfer:
     """One level's communication in one pass: its bytes' time at full link speed, and its messages."""
     level: str              # one of LEVELS

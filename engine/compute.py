@@ -8,7 +8,7 @@ a few tens of microseconds (``benchmarks/engine_speed.py``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from engine.batch_search import smallest_batch
 from engine.catalog import default_catalog
@@ -16,6 +16,7 @@ from engine.catalog_types import Gpu, Model, Precision
 from engine.cost import token_prices
 from engine.deployment import Deployment, deploy
 from engine.efficiency import EFFICIENCIES
+from engine.frozen import frozen
 from engine.layout import Layout, plan_layout
 from engine.levers.draft import draft_layout, resolve_draft
 from engine.levers.fields import check_reservation
@@ -41,7 +42,7 @@ def counts_for(model: Model) -> ParameterCounts:
     return entry[1]
 
 
-@dataclass(frozen=True)
+@frozen
 class Setup:
     """A validated scenario with its catalogue entries and everything derived from them alone."""
     scenario: Scenario

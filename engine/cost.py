@@ -15,13 +15,14 @@ when the price is 0. The seed's "output costs 2-4x input" is this ratio.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 SECONDS_PER_HOUR = 3600.0
 TOKENS_PER_MILLION = 1e6
 
 
-@dataclass(frozen=True)
+@frozen
 class TokenPrices:
     usd_per_million_input_tokens: float
     usd_per_million_output_tokens: float

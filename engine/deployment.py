@@ -27,10 +27,10 @@ each stage's T x D GPUs (``engine.layout``):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cached_property
 
 from engine.catalog_types import Gpu, Model, Precision
+from engine.frozen import frozen
 from engine.kv_cache import kv_bytes_per_token, kv_share_per_gpu, kv_window_bytes_per_token
 from engine.layout import Layout
 from engine.parameters import ParameterCounts, parameter_counts
@@ -44,7 +44,7 @@ def wide_parameter_count(counts: ParameterCounts) -> int:
     return counts.embedding + counts.lm_head + counts.norms
 
 
-@dataclass(frozen=True)
+@frozen
 class Deployment:
     model: Model
     counts: ParameterCounts          # the model's parameters (engine.parameters)

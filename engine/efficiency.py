@@ -107,16 +107,16 @@ side (gpt-fast's Llama 2 7B on 8 A100s: 14% slower than measured).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 from engine.arrays import numpy_of
+from engine.frozen import frozen
 
 
 NARROW_PRECISIONS = ("fp8", "int8", "int4", "fp4")   # matmuls at these peaks use the ``narrow_`` shares
 
 
-@dataclass(frozen=True)
+@frozen
 class Efficiency:
     """How much of each peak a mode assumes is reached, and what each pass costs on top."""
     mode: str

@@ -47,11 +47,11 @@ The figures:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable
 
 from engine import kv_cache, memory, roofline
 from engine.deployment import SIXTEEN_BIT_BYTES_PER_VALUE, wide_parameter_count
+from engine.frozen import frozen
 from engine.memory import gpus_sharing
 from engine.parameters import parameter_counts
 from engine.cost import SECONDS_PER_HOUR, TOKENS_PER_MILLION, token_prices
@@ -63,7 +63,7 @@ from engine.units import (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Term:
     """One symbol of a formula: what it is written as, what it stands for (a text key), its value here."""
     symbol: str
@@ -71,7 +71,7 @@ class Term:
     value: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Formula:
     """Where one figure comes from, for one scenario."""
     key: str                      # the figure (one of ``KEYS``)

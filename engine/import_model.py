@@ -30,7 +30,7 @@ import json
 import os
 import tempfile
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from engine.catalog import MAX_USER_CATALOG_BYTES, default_catalog, display_path, load_catalog, user_catalog_path
@@ -38,6 +38,7 @@ from engine.catalog_entries import MODEL_FIELDS, EntryError, build_model
 from engine.catalog_types import Model, normalise_id
 from engine.config_dir import read_regular_file, remove_left_behind
 from engine.errors import refusal
+from engine.frozen import frozen
 from engine.hf_config import FAMILIES, model_fields
 from engine.parameters import parameter_counts
 from engine.units import format_parameters
@@ -48,7 +49,7 @@ NEW_FILE_HEADER = ("# Your own GPUs and models for Inference Physics: [gpus.<id>
                    "# with the fields of resources/catalog/*.toml (see the README, \"The catalogue\").\n")
 
 
-@dataclass(frozen=True)
+@frozen
 class ImportedModel:
     """What an import added: the model as the catalogue now holds it, where, and the text appended."""
     model: Model

@@ -40,15 +40,15 @@ cache 2 * 80 * 64 * 128 * 2 = 2,621,440 B = 2.5 MiB per token instead of 320 KiB
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from engine.arrays import numpy_of
 from engine.catalog_types import Model, Precision
+from engine.frozen import frozen
 
 KV_KINDS = ("mha", "gqa", "mla")
 
 
-@dataclass(frozen=True)
+@frozen
 class KvFactors:
     """The factors of one token's KV bytes; ``bytes_per_token`` is their product.
 

@@ -46,18 +46,18 @@ network (``engine.communication``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cached_property
 
 from engine.catalog_types import Gpu, Model
 from engine.errors import refusal
+from engine.frozen import frozen
 from engine.parallel import allowed_gpu_counts, check_gpu_count
 from engine.scenario import MAX_GPUS
 
 DEFAULT_TENSOR_GPUS = 8     # the widest tensor group the default layout makes (module docstring)
 
 
-@dataclass(frozen=True)
+@frozen
 class Layout:
     """How ``gpus`` GPUs of one kind share one model (module docstring)."""
     gpus: int

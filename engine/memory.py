@@ -53,11 +53,11 @@ allowance (about 1.2 GB) fits on an 80 GB H800, as the seed says.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable
 
 from engine.catalog_types import Model
 from engine.deployment import Deployment
+from engine.frozen import frozen
 from engine.kv_cache import tokens_past_window
 from engine.parallel import ACTIVATION_BYTES_PER_VALUE
 from engine.scenario import MAX_CONTEXT_TOKENS
@@ -125,7 +125,7 @@ def longest_context_in(d: Deployment, room_bytes_per_sequence: float) -> int:
     return window + math.floor((room_bytes_per_sequence - per_token * window) / per_token_past)
 
 
-@dataclass(frozen=True)
+@frozen
 class MemoryPlan:
     """How one GPU's HBM is shared out in a scenario."""
     weights_bytes: float

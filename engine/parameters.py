@@ -29,13 +29,13 @@ which is not part of next-token inference, so it is not counted here either.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 from engine.catalog_types import Model
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class ParameterCounts:
     """A model's parameters, grouped by the role each group plays in inference."""
     embedding: int                # input token table (a lookup, not a matmul)

@@ -54,16 +54,17 @@ two lines and the contexts each one covers.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from engine.communication import Transfer, pass_transfers
 from engine.deployment import Deployment
+from engine.frozen import frozen
 from engine.kv_cache import (
     attention_flops_per_position, attention_flops_prefill, tokens_past_window, window_attention_flops_per_position,
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class PassWork:
     """One forward pass: its arithmetic and HBM traffic, in all and along its path, and its communication."""
     flops: float                    # all GPUs together
@@ -92,7 +93,7 @@ class PassWork:
                    wide_flops_per_gpu=0.0, weight_bytes_per_gpu=bytes_read, kv_bytes_per_gpu=0.0)
 
 
-@dataclass(frozen=True)
+@frozen
 class DecodeStepWork:
     """One decode step of a micro-batch as a linear function of the context c.
 

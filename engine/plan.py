@@ -76,11 +76,12 @@ Checked against published capacity in ``tests/engine/test_plan_calibration.py``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
 from engine.errors import refusal
+from engine.frozen import frozen
 from engine.memory import plan_memory
 from engine.plan_costs import ReplicaCosts, fleet_nodes, replica_costs
 from engine.plan_search import ReplicaSearch, workload_for
@@ -93,7 +94,7 @@ MAX_FLEET_GPUS = 1024
 SECONDS_PER_HOUR = 3600.0
 
 
-@dataclass(frozen=True)
+@frozen
 class FleetPlan:
     """The smallest fleet found for a scenario, traffic and targets (module docstring)."""
     gpus: int

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from engine.compute import Setup, decode_step_of, prefill_of, setup_of
+from engine.frozen import frozen
 from engine.levers.disaggregation import kv_transfer_seconds_of
 from engine.levers.fields import PAGE_TOKENS, reserved_tokens_per_sequence
 from engine.levers.kv_allocation import held_tokens_per_sequence, pages, shared_prefix_tokens
@@ -61,7 +62,7 @@ def fleet_nodes(gpu, gpus_per_replica: int, replicas: int, nodes_per_replica: in
     return math.ceil(replicas / (per_node // gpus_per_replica))
 
 
-@dataclass(frozen=True)
+@frozen
 class DecodeLines:
     """One decode step as the larger of two lines in the batch's total context ``S`` (tokens, all sequences).
 

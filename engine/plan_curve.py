@@ -16,11 +16,11 @@ is the rates), its spreads and seed are.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from engine.errors import refusal
+from engine.frozen import frozen
 from engine.plan import MAX_FLEET_GPUS, refuse_unless_a_request_fits
 from engine.plan_search import sustained_rate, workload_for
 from engine.plan_costs import replica_costs
@@ -34,7 +34,7 @@ CURVE_REQUESTS = 1000                 # per point: a curve is for the eye, 24 po
 LIGHTEST_SHARE, HEAVIEST_SHARE = 0.05, 1.1   # the default row: 5% to 110% of what the fleet sustains
 
 
-@dataclass(frozen=True)
+@frozen
 class LatencyCurve:
     requests_per_second: np.ndarray     # fleet rates, increasing
     ttft_p90_seconds: np.ndarray

@@ -21,9 +21,10 @@ another's margin thin or negative: that is the point this module makes visible.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from engine.errors import refusal
+from engine.frozen import frozen
 from engine.plan import FleetPlan, plan_fleet
 from engine.plan_traffic import Targets, Traffic, checked_number
 from engine.scenario import Scenario, validate_scenario
@@ -34,7 +35,7 @@ THOUSAND = 1000.0
 MILLION = 1e6
 
 
-@dataclass(frozen=True)
+@frozen
 class LanguagePrice:
     language: str
     tokens_per_thousand_characters: float

@@ -42,10 +42,10 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from dataclasses import dataclass
 
 import numpy as np
 
+from engine.frozen import frozen
 from engine.plan_costs import PREFILL_TOKENS_PER_PASS, ReplicaCosts
 
 WARM_UP = 0.15
@@ -53,7 +53,7 @@ COOL_DOWN = 0.15
 KINDS = ("colocated", "prefill", "decode")
 
 
-@dataclass(frozen=True)
+@frozen
 class Workload:
     """Requests at one request per second (arrival times scale as 1 / rate), with their lengths."""
     unit_arrival_seconds: np.ndarray   # Poisson arrivals at a rate of 1 per second, increasing
@@ -96,7 +96,7 @@ def sample_workload(prompt_tokens: int, output_tokens: int, *, requests: int, se
     return Workload(arrivals, prompts, outputs)
 
 
-@dataclass(frozen=True)
+@frozen
 class ReplicaRun:
     """What one replica did with a workload at one rate (measured requests only, except the busy times)."""
     rate_per_second: float

@@ -12,10 +12,11 @@ Allowed (each refused value gets one sentence from ``resources/text/errors.toml`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from numbers import Integral, Real
 
 from engine.errors import refusal
+from engine.frozen import frozen
 
 MAX_REQUESTS_PER_SECOND = 1e6
 MAX_TARGET_SECONDS = 3600.0
@@ -23,7 +24,7 @@ MAX_SPREAD = 4.0
 MAX_SEED = 2**32 - 1
 
 
-@dataclass(frozen=True)
+@frozen
 class Traffic:
     """Requests arriving as a Poisson stream, with the scenario's lengths as their means."""
     requests_per_second: float
@@ -32,7 +33,7 @@ class Traffic:
     seed: int = 0                   # the same seed gives the same requests and the same plan
 
 
-@dataclass(frozen=True)
+@frozen
 class Targets:
     """Latency targets for the 90th percentile of requests."""
     ttft_p90_seconds: float         # arrival to first token

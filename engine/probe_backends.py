@@ -21,10 +21,12 @@ import importlib
 import importlib.util
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable
 
 import numpy as np
+
+from engine.frozen import frozen
 
 _RANDOM_BLOCK_VALUES = 1 << 18        # weights are tiles of one random block: memory speed, not generator speed
 
@@ -41,7 +43,7 @@ def _nothing() -> None:
     return None
 
 
-@dataclass(frozen=True)
+@frozen
 class Backend:
     """The operations the probe times on one device."""
     device: str                                     # "cpu", "cuda:0"

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from engine.frozen import frozen
 from engine.probe_backends import Backend
 from engine.probe_sizes import FLOAT32_BYTES, READ_VALUE_BYTES, ProbeSizes, WeightMatrix
 
@@ -50,7 +51,7 @@ class Stage:
             self.progress(self.name, self.start + (self.end - self.start) * min(1.0, max(0.0, fraction)))
 
 
-@dataclass(frozen=True)
+@frozen
 class Timing:
     seconds: float                 # the best run
     runs: int
@@ -82,7 +83,7 @@ def best_of(run: Callable[[], None], backend: Backend, stage: Stage, *, fewest: 
     return Timing(min(times), len(times), min(1.0, cpu_seconds / sum(times) / threads) if threads else None)
 
 
-@dataclass(frozen=True)
+@frozen
 class Bandwidth:
     read_bytes_per_second: float
     copy_bytes_per_second: float
@@ -103,7 +104,7 @@ def measure_bandwidth(backend: Backend, sizes: ProbeSizes, stage: Stage) -> Band
                      copy_bytes_per_second=2 * sizes.copy_values * READ_VALUE_BYTES / copy.seconds)
 
 
-@dataclass(frozen=True)
+@frozen
 class Compute:
     flops_per_second: float
     matmul_size: int
@@ -132,7 +133,7 @@ def measure_compute(backend: Backend, sizes: ProbeSizes, stage: Stage) -> Comput
                    core_share=timing.core_share)
 
 
-@dataclass(frozen=True)
+@frozen
 class MatricesWork:
     """What the products of one pass do: FLOPs, and bytes read and written (weights, inputs, outputs)."""
     tokens: int

@@ -19,16 +19,17 @@ import platform
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from engine.frozen import frozen
 
 # The variables that fix a BLAS's thread count, in the order the libraries read them.
 _THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "OMP_NUM_THREADS")
 
 
-@dataclass(frozen=True)
+@frozen
 class MachineInfo:
     """The machine as its system describes it (None: not reported)."""
     cpu_name: str                         # "Intel(R) Xeon(R) Processor", "Apple M2"

@@ -9,8 +9,8 @@ same block for a GPU when one was measured.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from engine.frozen import frozen
 from engine.probe_machine import MachineInfo
 from engine.probe_sizes import READ_VALUE_BYTES, ProbeError, ProbeSizes
 from engine.units import (
@@ -22,7 +22,7 @@ PRECISION = "float32"          # the weights' and the matrix products' number fo
 BUSY_CORE_SHARE = 0.7          # quiet: 0.9 to 1; one other busy program on two cores: about 0.5
 
 
-@dataclass(frozen=True)
+@frozen
 class PassMeasurement:
     """A decode step (one token) or a prefill pass (``tokens`` tokens) over the probe's weight matrices."""
     tokens: int
@@ -50,7 +50,7 @@ class PassMeasurement:
                 "measured_utilisation": self.measured_utilisation, "runs": self.runs, "core_share": self.core_share}
 
 
-@dataclass(frozen=True)
+@frozen
 class DeviceMeasurement:
     """Everything measured on one device."""
     device: str                  # "cpu", "cuda:0"
@@ -88,7 +88,7 @@ class DeviceMeasurement:
                           "prefill_tokens": self.prefill.tokens}}
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeResult:
     """The whole probe: the CPU always, a GPU where one was found."""
     measured_at: str                          # when the probe started: ISO 8601, local time with its offset

@@ -26,10 +26,10 @@ attention have these shapes; others are refused.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from engine.catalog_types import Catalog, Model
 from engine.errors import InputError, refusal
+from engine.frozen import frozen
 from engine.parameters import parameter_counts
 from engine.units import format_bytes
 
@@ -57,7 +57,7 @@ def probe_error(code: str, values: dict) -> ProbeError:
     return ProbeError(str(error), error.code, error.values)
 
 
-@dataclass(frozen=True)
+@frozen
 class WeightMatrix:
     """One weight matrix of a decoder layer, stored as (rows = outputs, columns = inputs)."""
     layer: int
@@ -70,7 +70,7 @@ class WeightMatrix:
         return self.rows * self.columns * FLOAT32_BYTES
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeSizes:
     """What one device's probe holds and runs."""
     working_set_bytes: int

@@ -9,10 +9,11 @@ request (``engine.request``), prices (``engine.cost``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, asdict, field
+from dataclasses import asdict, field
 from typing import TYPE_CHECKING
 
 from engine.catalog_types import Gpu, Model, Precision
+from engine.frozen import frozen
 from engine.layout import Layout
 from engine.levers.kv_allocation import SequenceFit
 from engine.scenario import Scenario
@@ -21,7 +22,7 @@ if TYPE_CHECKING:       # made only when speculative decoding is on: a report wi
     from engine.levers.speculative import SpeculativeReport
 
 
-@dataclass(frozen=True)
+@frozen
 class PrefillReport:
     flops: float            # whole prompt, whole batch
     bytes: float            # HBM traffic of the prefill pass, all GPUs together
@@ -37,7 +38,7 @@ class PrefillReport:
     allreduce_seconds = property(lambda self: self.communication_seconds)   # the name scenes knew it by
 
 
-@dataclass(frozen=True)
+@frozen
 class DecodeReport:
     flops_per_token: float        # per generated token (a step's FLOP / batch), at the mean context
     bytes_per_token: float        # per generated token (a step's HBM bytes / batch), at the mean context
@@ -54,7 +55,7 @@ class DecodeReport:
     flops_per_byte = property(lambda self: self.flops_per_token / self.bytes_per_token)   # arithmetic intensity
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     weights_bytes: float
     weights_bytes_per_gpu: float

@@ -24,14 +24,15 @@ taken in closed form, exactly, in constant time;
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from engine.efficiency import Efficiency
+from engine.frozen import frozen
 from engine.passes import DecodeStepWork, PassWork
 from engine.roofline import bound
 
 
-@dataclass(frozen=True)
+@frozen
 class Machine:
     """The GPUs a pass runs on, and the mode's efficiencies (``engine.efficiency``)."""
     peak_flops_per_gpu: float
@@ -87,7 +88,7 @@ class Machine:
                 self.memory_seconds(step.kv_bytes_per_gpu_per_context_token))
 
 
-@dataclass(frozen=True)
+@frozen
 class PassTiming:
     seconds: float
     compute_seconds: float        # at the mode's compute shares
@@ -164,7 +165,7 @@ def mean_decode_context(prompt_tokens: int, output_tokens: int) -> float:
     return prompt_tokens + (steps - 1) / 2 if steps > 0 else float(prompt_tokens)
 
 
-@dataclass(frozen=True)
+@frozen
 class RequestTimeline:
     ttft_seconds: float
     decode_seconds: float

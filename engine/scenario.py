@@ -27,10 +27,11 @@ and to refuse what is physically meaningless):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from numbers import Integral, Real
 
 from engine.errors import refusal
+from engine.frozen import frozen
 from engine.levers.fields import LEVER_WHOLE_NUMBER_FIELDS, validate_lever_fields
 from engine.units import format_count
 
@@ -61,7 +62,7 @@ def allowed_whole_number(field: str) -> str:
     return f"a whole number from {format_count(low)} to {format_count(high)}{unit}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Scenario:
     gpu: str = "h800"
     model: str = "llama-3.1-70b"

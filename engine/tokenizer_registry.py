@@ -17,7 +17,8 @@ embedding table (the catalogue's ``vocab_size``) come on top.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 # Split patterns, as published with each vocabulary (tiktoken's openai_public.py for
 # the OpenAI encodings, Meta's llama3 tokenizer.py, Qwen's tokenization_qwen.py).
@@ -39,7 +40,7 @@ _QWEN_PATTERN = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}
                  r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""")
 
 
-@dataclass(frozen=True)
+@frozen
 class TokenizerInfo:
     id: str
     name: str

@@ -26,9 +26,9 @@ Rules:
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 
 from engine.errors import InputError, shorten
+from engine.frozen import frozen
 from engine.tokenizer_registry import TOKENIZERS, TokenizerInfo
 from engine.tokenizer_vocab import forget_loaded, vocabulary
 from engine.units import format_bytes, format_count
@@ -40,7 +40,7 @@ __all__ = ["MAX_TEXT_BYTES", "TOKENIZERS", "TokenResult", "TokenizerInfo", "coun
            "tokenizers_as_json", "tokenizers_as_text"]
 
 
-@dataclass(frozen=True)
+@frozen
 class TokenResult:
     tokenizer: str                   # the tokenizer's id
     count: int

@@ -14,12 +14,13 @@ Tested without Qt: ``Inputs(scenario, report, build, Answers(catalog).ask, text)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Callable, ClassVar, Iterator
 
 from desktop.kit import questions
 from desktop.kit.answers import Ask, refused
 from engine import InputError, Report, Scenario
+from engine.frozen import frozen
 
 Text = Callable[..., str]            # text(key, count=None, **values): the scene's own texts
 
@@ -58,7 +59,7 @@ def english_refusal(error: InputError) -> str:
     return str(error)
 
 
-@dataclass(frozen=True)
+@frozen
 class Inputs:
     """Everything a story is made from."""
     scenario: Scenario                # the shared scenario

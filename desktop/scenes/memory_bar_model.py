@@ -14,9 +14,9 @@ memory is capacity - weights - KV - allowance).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
+from engine.frozen import frozen
 from engine.units import format_bytes
 from widgets.memory_bars_state import GpuBar, MemoryBarsState, Segment
 
@@ -26,7 +26,7 @@ Label = Callable[[str, float], str]
 SEGMENT_KINDS = ("weights", "kv", "runtime")
 
 
-@dataclass(frozen=True)
+@frozen
 class BarName:
     """The text under a bar, and a shorter one where that does not fit."""
     name: str

@@ -10,10 +10,11 @@ here appear in the app.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
 from typing import TYPE_CHECKING
+
+from engine.frozen import frozen
 
 if TYPE_CHECKING:
     from desktop.kit.scene import Scene
@@ -41,7 +42,7 @@ def title_key(key: str) -> str:
     return f"{key}.title"
 
 
-@dataclass(frozen=True)
+@frozen
 class SceneEntry:
     """A registered scene before its package is imported: what the scene list and the deck need to name it."""
     key: str

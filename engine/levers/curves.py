@@ -12,8 +12,9 @@ Lengths above the model's maximum context are left out. The rest of the scenario
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from engine.frozen import frozen
 from engine.levers import flash_attention, offload
 from engine.levers.kv_precision import kv_share_of_step_bytes
 
@@ -36,7 +37,7 @@ def flash_attention_curve(scenario, prompts=PROMPTS, catalog=None) -> list[flash
     return [flash_attention.compare(s.deployment, s.machine, batch=scenario.batch, prompt_tokens=n) for n in lengths]
 
 
-@dataclass(frozen=True)
+@frozen
 class ReloadPoint:
     context_tokens: int
     reload_seconds: float         # its KV back from host memory over PCIe
@@ -51,7 +52,7 @@ def reload_curve(scenario, contexts=PROMPTS, catalog=None) -> list[ReloadPoint]:
             for n in lengths]
 
 
-@dataclass(frozen=True)
+@frozen
 class KvAtContext:
     kv: str                          # KV precision id
     context_tokens: int              # prompt plus output per sequence

@@ -29,9 +29,9 @@ many GPUs each pool needs for a target is the serving planner's question
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from engine.communication import Transfer, network_bytes_per_second_one_direction, node_link
+from engine.frozen import frozen
 from engine.memory import kv_bytes_per_sequence
 from engine.parallel import link_bytes_per_second_one_direction
 from engine.passes import prefill_work
@@ -66,7 +66,7 @@ def kv_transfer_seconds(scenario, catalog=None, link: str = "nvlink") -> float:
                                   link=link)
 
 
-@dataclass(frozen=True)
+@frozen
 class DisaggregationFigures:
     link: str
     kv_transfer_seconds: float          # one request's KV, prefill pool -> decode pool

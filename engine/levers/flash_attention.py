@@ -27,8 +27,9 @@ Decode steps are left alone: one query's scores are a vector, not a square.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from engine.frozen import frozen
 from engine.kv_cache import attention_flops_per_position
 from engine.parallel import ACTIVATION_BYTES_PER_VALUE
 from engine.passes import PassWork, computed_prompt_tokens, path_share, prefill_work
@@ -67,7 +68,7 @@ def unfused_prefill_work(d, *, batch: int, prompt_tokens: int, cached_tokens: in
                    wide_flops_per_gpu=fused.wide_flops_per_gpu + masked_flops * path_share(d, batch))
 
 
-@dataclass(frozen=True)
+@frozen
 class FlashComparison:
     """One prompt length's prefill with and without FlashAttention."""
     prompt_tokens: int

@@ -26,8 +26,9 @@ DRAM (NVIDIA DGX H100/H800 datasheets: 2 TB system memory) gives 256 GB per GPU.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from engine.frozen import frozen
 from engine.memory import kv_bytes_per_sequence
 from engine.passes import decode_step_work, prefill_work
 from engine.request import time_pass
@@ -67,7 +68,7 @@ def step_over_host_link(d, machine, *, batch: int, context_tokens: float) -> flo
             + eff.fixed_seconds(work.transfers, work.layers))
 
 
-@dataclass(frozen=True)
+@frozen
 class OffloadFigures:
     host_bytes_per_gpu: float
     host_link_bytes_per_second: float    # per GPU, one way

@@ -28,14 +28,15 @@ engine's ``InputError`` with a code (``resources/text/errors.toml``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from engine.frozen import frozen
 from engine.levers.settings import GROUPS, LEVERS, checked_levers
 
 __all__ = ["LeverFigures", "LeverOutcome", "lever_outcome", "stacked", "LEVERS", "GROUPS"]
 
 
-@dataclass(frozen=True)
+@frozen
 class LeverFigures:
     """The five figures of one side of a comparison, and the batch and fit they were computed at."""
     tpot_seconds: float
@@ -47,7 +48,7 @@ class LeverFigures:
     fits: bool
 
 
-@dataclass(frozen=True)
+@frozen
 class LeverOutcome:
     """A comparison of the scenario with ``levers`` off (``base``) and on (``with_levers``).
 

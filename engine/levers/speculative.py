@@ -36,10 +36,10 @@ a batch's pass waits for its slowest sequence, which this leaves out.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from engine.batch_search import smallest_batch
 from engine.deployment import Deployment
+from engine.frozen import frozen
 from engine.passes import decode_step_work, prefill_work
 from engine.request import Machine, time_pass
 
@@ -51,14 +51,14 @@ def tokens_per_pass(acceptance: float, draft_tokens: int) -> float:
     return (1.0 - acceptance ** (draft_tokens + 1)) / (1.0 - acceptance)
 
 
-@dataclass(frozen=True)
+@frozen
 class Drafter:
     """Who proposes the guesses: a draft model on the target's GPUs, or heads of a stated cost."""
     deployment: Deployment | None = None    # the draft model, split over the target's GPUs
     head_cost: float = 0.0                  # heads: one drafted token costs this share of a target step
 
 
-@dataclass(frozen=True)
+@frozen
 class PassTimes:
     """One speculative pass against one plain step, at one batch and context."""
     plain_step_seconds: float      # the target's ordinary decode step
@@ -120,7 +120,7 @@ def draft_prefill_seconds(drafter: Drafter, machine: Machine, *, batch: int, pro
     return time_pass(work, machine).seconds
 
 
-@dataclass(frozen=True)
+@frozen
 class SpeculativeReport:
     """What speculative decoding does to this scenario's decode phase (JSON: ``speculative``)."""
     tokens_per_pass: float            # E, per sequence

@@ -14,12 +14,12 @@ text ``engine.units``'s.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from functools import cached_property
 
 from desktop.kit.answers import refused
 from desktop.kit.story import Story, Values
 from engine import InputError, Report, Scenario, roofline
+from engine.frozen import frozen
 from engine.units import (
     format_bandwidth, format_bytes, format_count, format_flop, format_flops, format_number, format_percent,
     format_seconds, glue_units,
@@ -46,7 +46,7 @@ BELT_BESIDE_ROOFLINE_MIN_PX = 240
 Rect = tuple[int, int, int, int]      # x, y, width, height in the stage's pixels
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuWaitsControls:
     """The scene's own control values besides the intensity (a motion: the view eases it to where the
     control or the build puts it). ``precision_chosen``: the person picked a precision in the shared panel

@@ -26,7 +26,7 @@ the plot (``format_bytes``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import Callable
 
@@ -36,6 +36,7 @@ from desktop.kit.answers import refused
 from desktop.kit.questions import ContextSweep
 from desktop.scenes.kv_cache.memory import sharing_state
 from engine import InputError
+from engine.frozen import frozen
 from engine.memory import PREFILL_CHUNK_TOKENS
 from engine.kv_cache import (
     KvFactors, kv_bytes, kv_factors, mha_factors, tokens_processed_with_cache, tokens_processed_without_cache,
@@ -69,7 +70,7 @@ Text = Callable[..., str]
 
 
 # -- work: N² against N ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen
 class WorkCurves:
     naive: tuple[float, ...]          # token computations after n generated tokens, n = 0..PLAYBACK_TOKENS
     cached: tuple[float, ...]
@@ -154,7 +155,7 @@ def kv_text(n_bytes: float) -> str:
     return format_bytes(n_bytes, binary=True)
 
 
-@dataclass(frozen=True)
+@frozen
 class Architectures:
     """The catalogue entries the comparison needs (looked up in the kit's catalogue)."""
     fp8: object | None           # the FP8 precision, or None when the catalogue lacks it

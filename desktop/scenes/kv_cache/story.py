@@ -16,7 +16,6 @@ and at the current context (growth build), what-ifs of one conversation on 1 to
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 from desktop.kit import questions
@@ -27,6 +26,7 @@ from desktop.scenes.kv_cache.pictures import (
     BUILDS, CONTEXT_PLAY_SECONDS, FACTOR_BUILDS, FACTOR_SECONDS, GROWTH_BUILD, MARKS, PLAYBACK_TOKENS,
     SHARING_BUILD, SHARING_CONTEXT_TOKENS, SHARING_GPU_COUNTS, TOKENS_PER_SECOND, WORK_BUILDS,
 )
+from engine.frozen import frozen
 from engine.kv_cache import kv_factors, mha_factors, work_ratio_without_cache
 from engine.memory import PREFILL_CHUNK_TOKENS
 from engine.units import format_bytes, format_count, format_number, format_ratio
@@ -39,13 +39,13 @@ from widgets.work_counter_state import WorkCounterState
 BAR_SHARE = 0.36                 # of the stage's width: the memory bar beside the plot or the table
 
 
-@dataclass(frozen=True)
+@frozen
 class KvControls:
     """The scene's own control: the context the person set (growth and sharing builds), in tokens."""
     context_tokens: int = SHARING_CONTEXT_TOKENS
 
 
-@dataclass(frozen=True)
+@frozen
 class Motion:
     """How a build plays: the playback's range in its own units, its rate per second, and what it drives."""
     kind: str                    # "work" (tokens), "context" (seconds of the growth playback), "factors" (tiles)

@@ -8,8 +8,9 @@ of 1) comes back as its refusal, shown beside the control. Qt-free.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from engine import Scenario
+from engine.frozen import frozen
 from engine.levers.settings import DEFAULT_HEAD_COST, GROUPS
 
 # The builds: a first look at the idle worker, one per lever in the tutorial's three groups, then the stack.
@@ -24,7 +25,7 @@ SMALL_DRAFT = "llama-3.2-1b"         # the draft tried first: Llama 3.2 shares L
 DEFAULT_STACK = frozenset({"weights", "batching", "speculative", "prefix_cache", "flash_attention"})
 
 
-@dataclass(frozen=True)
+@frozen
 class LeversChoices:
     """Each lever's setting, and which levers the last build stacks."""
     weights: str = "fp8"                      # the narrower weight precision

@@ -15,10 +15,11 @@ are the engine's, for the scenario the picture shows:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable
 
 from engine import roofline
+from engine.frozen import frozen
 from engine.scenario import MAX_BATCH
 from engine.units import format_bandwidth, format_bytes, format_flops, format_percent, glue_units
 from widgets.conveyor_state import ConveyorState, KvShelf
@@ -30,7 +31,7 @@ FP16_BYTES_PER_VALUE = 2.0
 Text = Callable[..., str]
 
 
-@dataclass(frozen=True)
+@frozen
 class Belt:
     """What the picture shows, from the engine: the report whose decode it draws, and the levers' parts."""
     report: object                          # the engine's report of the scenario drawn

@@ -12,7 +12,7 @@ names them (``desktop.kit.story.Values``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from desktop.kit import questions
 from desktop.kit.answers import Ask, refused
@@ -22,13 +22,14 @@ from desktop.scenes.model_memory.bars import (
 from engine import InputError, Report, Scenario
 from engine.communication import network_bytes_per_second_one_direction
 from engine.compute import setup_of
+from engine.frozen import frozen
 from engine.units import format_bandwidth, format_bytes, format_count, format_number, format_parameters, format_seconds
 
 Text = Callable[..., str]
 Figure = str | Callable[[], str]
 
 
-@dataclass(frozen=True)
+@frozen
 class WeightParts:
     """The engine's weights in two parts: the layers' matrices, and the parameters that stay 16-bit."""
     narrow_parameters: float        # the transformer layers' matrices, in the weights' precision

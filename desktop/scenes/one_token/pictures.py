@@ -20,10 +20,11 @@ segment and the free memory are that report's too (prompt + n tokens cached).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable
 
 from desktop.scenes.memory_bar_model import BarName, memory_bars_state
+from engine.frozen import frozen
 from engine.token_pieces import TokenPiece, token_pieces
 from engine.tokens import tokenizer_for_model, tokenizer_info
 from engine.units import format_bytes, format_count, format_flop, format_number, format_seconds
@@ -40,7 +41,7 @@ NARROW_STAGE_PX = 900
 NARROW_BARS_SHARE = 0.3          # a narrow stage: room for the bar and its labels at the floor
 
 
-@dataclass(frozen=True)
+@frozen
 class CutRequest:
     """The request as the tokenizer cuts it: prompt and answer cut separately, as a model reads and writes them."""
     tokenizer: str

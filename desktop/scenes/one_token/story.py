@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from typing import Mapping
 
 from desktop.kit.answers import refused
 from desktop.kit.story import Story
+from engine.frozen import frozen
 from engine.tokens import tokenizer_info
 from engine.units import format_count
 from widgets.decode_stepper_state import DecodeStepperState
@@ -59,7 +60,7 @@ SINGLE_PASS_BUILDS = {"prompt": 0, "prefill": 1}     # and "step_n": pass n
 PHASES = ("loading", "prompt", "prefill", "step", "rest", *MISCONCEPTIONS)
 
 
-@dataclass(frozen=True)
+@frozen
 class OneTokenChoices:
     """The scene's own inputs: what the person chose, and the cut the worker made for it."""
     tokenizer: str | None = None         # the person's tokenizer; None: the scenario's model's own

@@ -16,10 +16,10 @@ stage says which.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from desktop.kit.engine_process import slow_question
 from engine import Scenario
+from engine.frozen import frozen
 from engine.plan import FleetPlan, plan_fleet
 from engine.plan_curve import LatencyCurve, latency_curve
 from engine.plan_language import LanguagePrice, language_prices
@@ -56,7 +56,7 @@ def tokenizer_of(model_id: str) -> tuple[str, bool]:
     return (own.id, True) if own is not None else (STAND_IN_TOKENIZER, False)
 
 
-@dataclass(frozen=True)
+@frozen
 class CorpusRates:
     """The parallel corpus as one tokenizer cuts it, per 1,000 characters of content.
 
@@ -108,7 +108,7 @@ def prices(catalog, scenario: Scenario, traffic: Traffic, targets: Targets, rate
                            list_usd_per_million_output_tokens=list_output_usd, reference="en", catalog=catalog)
 
 
-@dataclass(frozen=True)
+@frozen
 class NodeLinks:
     """A node's GPUs and the two links of a fleet, as the catalogue names them (figures: both directions)."""
     node_gpus: int

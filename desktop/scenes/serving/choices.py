@@ -10,11 +10,12 @@ the answers that have arrived (a request not there yet reads ``NOT_KNOWN``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Any, Callable
 
 from desktop.kit.answers import NOT_KNOWN
+from engine.frozen import frozen
 from engine.plan_traffic import Targets, Traffic
 
 # A busy chat service on the default deployment: ten requests a second, the first token within a second and a
@@ -30,7 +31,7 @@ DEFAULT_LIST_OUTPUT_USD = 2.00
 SMALL_SERVICE_SHARE = 0.1
 
 
-@dataclass(frozen=True)
+@frozen
 class ServingControls:
     requests_per_second: float = DEFAULT_REQUESTS_PER_SECOND
     ttft_target_seconds: float = DEFAULT_TTFT_TARGET_SECONDS
@@ -52,14 +53,14 @@ class ServingControls:
         return Targets(self.ttft_target_seconds, self.tpot_target_seconds)
 
 
-@dataclass(frozen=True)
+@frozen
 class Request:
     """One slow engine question a build shows: ``question(catalog, *arguments)``, asked through the kit."""
     question: Callable[..., Any]
     arguments: tuple
 
 
-@dataclass(frozen=True)
+@frozen
 class ServingInputs:
     """The scene's control values as the story reads them: the controls and the answers so far."""
     controls: ServingControls = ServingControls()

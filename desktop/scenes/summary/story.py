@@ -20,7 +20,7 @@ input against output). Every number is the engine's; only its formatting happens
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property
 from typing import Callable, Mapping
 
@@ -31,6 +31,7 @@ from desktop.scenes.kv_cache.pictures import PLAYBACK_TOKENS, work_curves
 from desktop.scenes.model_memory.story import BAR_FORMULAS, bars_state, scale_for
 from desktop.scenes.registry import SceneEntry, scene_entries
 from engine import InputError, Report
+from engine.frozen import frozen
 from engine.kv_cache import work_ratio_without_cache
 from engine.units import format_bytes, format_count, format_percent, format_ratio, format_usd
 from widgets.memory_bars_state import MemoryBarsState
@@ -70,7 +71,7 @@ BUSY_SERVER_MAX_GPUS = 8       # one server's GPUs: the busy server is looked fo
 Text = Callable[..., str]
 
 
-@dataclass(frozen=True)
+@frozen
 class BusyServer:
     """The notes' busy server: ``batch`` sequences at once on ``gpus`` GPUs, and the engine's answer for it.
 

@@ -19,11 +19,11 @@ encode. Counting runs in the tokenizer process and stops between pairs when its
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 from .cuts import Cancelled, clean_text
+from engine.frozen import frozen
 from engine.token_counts import token_ratio, tokens_per_sentence
 from engine.tokens import count_tokens, load, tokenizer_for_model
 
@@ -33,14 +33,14 @@ SECTION_PREFIX = "# section:"
 MAX_PAIRS = 5_000
 
 
-@dataclass(frozen=True)
+@frozen
 class Pair:
     zh: str
     en: str
     section: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class ParallelText:
     pairs: tuple[Pair, ...]
     skipped_lines: tuple[int, ...] = ()     # 1-based numbers of lines that are not a pair
@@ -84,7 +84,7 @@ def app_corpus() -> ParallelText:
     return parse_parallel(data)
 
 
-@dataclass(frozen=True)
+@frozen
 class CorpusCounts:
     """One tokenizer's tokens for each pair, in Chinese and in English."""
     tokenizer: str
@@ -135,7 +135,7 @@ def corpus_job(parallel: ParallelText, tokenizers, cancelled: threading.Event | 
     return tuple(out)
 
 
-@dataclass(frozen=True)
+@frozen
 class PastedCorpus:
     """What a person's parallel text gave: the pairs read (and lines skipped), and the counts of those pairs,
     or of the app's corpus when there was not a single pair."""

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from engine.errors import InputError
+from engine.frozen import frozen
 from engine.token_pieces import TokenPiece, hex_bytes, token_pieces
 from engine.tokens import MAX_TEXT_BYTES, count_tokens, list_tokenizers, load, tokenizer_info
 from engine.units import format_count
@@ -73,7 +73,7 @@ def chosen_ids(wanted) -> tuple[str, ...]:
 
 
 # -- cleaning what was typed or pasted ---------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen
 class CleanText:
     """The text the tokenizers read, and what was changed to get it."""
     text: str
@@ -171,7 +171,7 @@ def count_in_chunks(tokenizer_id: str, text: str, cancelled: threading.Event | N
 
 
 # -- the playground: counts of the whole text, pieces of its beginning ------------------------------------
-@dataclass(frozen=True)
+@frozen
 class Lane:
     tokenizer: str
     count: int                          # tokens of the whole (cleaned) text
@@ -180,7 +180,7 @@ class Lane:
     chips: tuple[tuple[Chip, ...], tuple[Chip, ...]] = ((), ())   # the pieces as chips: spaces plain, marked
 
 
-@dataclass(frozen=True)
+@frozen
 class PlaygroundResult:
     """What the tokenizers made of the playground's text: counts of all of it, pieces of its beginning, and what
     was cleaned (the text itself stays in the app: a 10 MB paste is not sent back)."""
@@ -223,7 +223,7 @@ def playground_job(text: str, tokenizers, visible_chars: int = VISIBLE_CHARS, he
 
 
 # -- the seed's examples -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@frozen
 class SeedCut:
     example: str
     tokenizer: str

@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
 from functools import partial
 
 from desktop.kit import tokenizer_process
+from engine.frozen import frozen
 from engine.tokens import forget_loaded
 
 from .corpus import CorpusCounts, app_corpus, count_pairs, counted_tokenizers
 from .cuts import DEFAULT_TOKENIZERS, SeedCut, seed_cuts
 
 
-@dataclass(frozen=True)
+@frozen
 class Profile:
     """One tokenizer's cuts of the seed's examples (in their order) and its counts of the app's corpus."""
     tokenizer: str

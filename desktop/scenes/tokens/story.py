@@ -13,12 +13,13 @@ tokenizer process. Qt-free; tested in ``tests/desktop/test_tokens_story.py``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property
 
 from desktop.kit import questions
 from desktop.kit.story import Story
 from engine import InputError
+from engine.frozen import frozen
 from engine.units import format_bytes, format_count
 
 from . import pictures
@@ -31,7 +32,7 @@ BUILDS = ("what", "chinese", "cost", "playground")
 PAGES = {"what": "seed", "chinese": "ratio", "cost": "cost", "playground": "playground"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Choices:
     """What the person chose at the side: two to five tokenizers, spaces and token ids shown."""
     chosen: tuple[str, ...] = DEFAULT_TOKENIZERS
@@ -39,7 +40,7 @@ class Choices:
     show_ids: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class Results:
     """What the tokenizer process has sent back, and what is on its way."""
     profiles: tuple[Profile, ...] = ()           # per tokenizer: the seed's examples cut, the app's corpus counted
@@ -56,7 +57,7 @@ class Results:
         return replace(self, profiles=tuple(profiles.values()))
 
 
-@dataclass(frozen=True)
+@frozen
 class TokensInputs:
     """The scene's own inputs of the story: the person's choices and the results so far."""
     choices: Choices = field(default_factory=Choices)

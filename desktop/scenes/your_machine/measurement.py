@@ -16,9 +16,10 @@ measured builds deterministically without running the probe. Qt-free.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from engine.errors import InputError
+from engine.frozen import frozen
 from engine.probe import STAGES
 from engine.probe_result import ProbeResult
 
@@ -28,7 +29,7 @@ _latest: ProbeResult | None = None
 _from_file: dict[str, ProbeResult | InputError] = {}      # path -> what it held, read once
 
 
-@dataclass(frozen=True)
+@frozen
 class ProbeState:
     """The probe as the stage shows it."""
     result: ProbeResult | None = None      # the session's last measurement
