@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import dataclasses
 import pickle
 
@@ -115,3 +116,66 @@ def test_a_value_that_holds_itself_prints_without_recursing():
     box = Box([])
     box.items.append(box)
     assert repr(box).endswith("<locals>.Box(items=[...])")
+
+
+def test_init_takes_what_the_dataclasses_init_takes():
+    made, reference = both(point)
+    for args, kwargs in [((1,), {}), ((1, 2.0), {"tags": (3,)}), ((), {"x": 4, "note": "n"})]:
+        assert made(*args, **kwargs) == made(*args, **kwargs)
+        assert repr(made(*args, **kwargs)) == repr(reference(*args, **kwargs))
+    for args, kwargs in [((), {}), ((1, 2, 3, 4, 5), {}), ((1,), {"z": 2}), ((1,), {"x": 1})]:
+        with pytest.raises(TypeError):
+            made(*args, **kwargs)
+        with pytest.raises(TypeError):
+            reference(*args, **kwargs)
+    assert list(inspect.signature(made).parameters) == list(inspect.signature(reference).parameters)
+    assert made.__init__.__qualname__.endswith("Point.__init__")
+
+
+def test_factories_init_false_fields_and_post_init_run_as_the_dataclasses_do():
+    def body():
+        class Worked:
+            base: float
+            shelf: list = dataclasses.field(default_factory=list)
+            scale: float = dataclasses.field(default=2.0, init=False)
+            scaled: float = dataclasses.field(init=False)
+
+            def __post_init__(self):
+                object.__setattr__(self, "scaled", self.base * self.scale)
+        return Worked
+
+    made, reference = both(body)
+    one, two = made(3.0), made(3.0)
+    assert one.shelf == [] and one.shelf is not two.shelf and made(1.0, [5]).shelf == [5]
+    assert (one.scale, one.scaled) == (2.0, 6.0) and repr(one) == repr(reference(3.0))
+    with pytest.raises(TypeError):
+        made(1.0, [], 3.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        one.scaled = 1.0
+
+
+def test_a_plain_subclass_may_keep_attributes_of_its_own_but_not_change_a_field():
+    made, _ = both(point)
+
+    class Plain(made):
+        pass
+
+    value = Plain(1)
+    value.extra = 5
+    assert value.extra == 5
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.x = 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made(1).extra = 5
+
+
+def test_keyword_only_and_init_var_fields_are_refused():
+    class Keyed:
+        a: int = dataclasses.field(kw_only=True)
+
+    class Passed:
+        a: dataclasses.InitVar[int]
+
+    for cls in (Keyed, Passed):
+        with pytest.raises(TypeError, match="keyword-only or InitVar"):
+            frozen(cls)
