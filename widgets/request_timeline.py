@@ -22,7 +22,7 @@ from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.request_timeline_state import (
-    LABEL_PRIORITY, PHASES, Block, TimelineState, blocks_for_width, x_of, zoom_window,
+    LABEL_PRIORITY, LAYOUTS_KEPT, PHASES, Block, TimelineState, blocks_for_width, x_of, zoom_window,
 )
 from widgets.pattern_fill import PatternFill
 from widgets.state_widget import StateWidget
@@ -59,6 +59,7 @@ class TimelineLayout:
 class RequestTimeline(StateWidget):
     """Draws a ``TimelineState``; holds no physics."""
     stage_sizes = ((200, 120), (1200, 360))
+    layouts_kept = LAYOUTS_KEPT
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)

@@ -36,6 +36,9 @@ GROUP_SIZES = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10
 ZOOM_PREFILL_SHARE_MAX = 0.45
 ZOOM_STEPS_MIN = 3
 ZOOM_STEPS_MAX = 12
+# Layouts the timeline and its table keep for recent states (``StateWidget.layouts_kept``): a control's whole
+# range dragged back and forth (the batch slider of "prefill and decode" has 49 values) is laid out once.
+LAYOUTS_KEPT = 50
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,11 @@ class TimelineState:
     strip_reveal: tuple[float, float] = (1.0, 1.0)
     highlight: str | None = None                          # a phase drawn emphasised (the others dimmed)
     compute_bound: frozenset[str] = frozenset({"prefill"})  # phases that are compute-bound (drawn solid, else hatched)
+
+    def __hash__(self) -> int:
+        """From the fields compared (the labels' pairs for the dict), so a state can key a widget's kept layouts."""
+        return hash((self.prefill_seconds, self.decode_step_seconds, self.decode_steps, self.strip_reveal,
+                     self.highlight, frozenset(self.labels.items())))
 
     @property
     def decode_seconds(self) -> float:

@@ -18,7 +18,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from widgets.request_timeline_state import Cell, rows_kept
+from widgets.request_timeline_state import LAYOUTS_KEPT, Cell, rows_kept
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, RememberedFits
 from widgets.theme import Theme
@@ -52,6 +52,7 @@ class TableLayout:
 class RequestTable(StateWidget):
     """Draws a ``TableState``; holds no physics."""
     stage_sizes = ((160, 80), (1200, 260))
+    layouts_kept = LAYOUTS_KEPT
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(theme, parent)

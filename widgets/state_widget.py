@@ -7,6 +7,8 @@ It paints every pixel itself, so the stage behind it need not be repainted first
 A subclass that lays out per size and state defines ``_lay_out()`` and asks
 ``layout_now()``, which lays out again only when the size, state or floor changed.
 A subclass that takes whatever room the stage gives it names its ``stage_sizes``.
+One whose state follows a dragged control names ``layouts_kept`` (its states then must be hashable): the layouts
+of that many recent states are kept, so a control dragged back over values it passed lays none of them out again.
 
 Paint only what changed: a subclass that names the pieces of its layout
 (``_pieces(layout)``: each piece's rectangle and what is drawn there) is
@@ -49,6 +51,8 @@ class StateWidget(QWidget):
     # ((minimum width, height), (preferred width, height)) in px of a widget that expands to fill the room it is
     # given; None keeps Qt's defaults.
     stage_sizes: ClassVar[tuple[tuple[int, int], tuple[int, int]] | None] = None
+    # Layouts kept for the most recent states, by size, state and floor (``layout_now``); 0: only the current one.
+    layouts_kept: ClassVar[int] = 0
 
     def __init__(self, theme: Theme, parent: QWidget | None = None):
         super().__init__(parent)
@@ -57,6 +61,7 @@ class StateWidget(QWidget):
         self._drawn: list[DrawnText] = []
         self._layout = None
         self._layout_key: tuple | None = None
+        self._kept_layouts: dict[tuple, object] = {}      # layout key -> layout, the most recent last
         self._painted: tuple | None = None         # (layout key, its pieces) of the last paint, for _pieces
         self._hashed: tuple | None = None          # (layout, its pieces)
         self._changes_pending = 0                  # changes since the last paint (MAX_CHANGES_PER_PAINT)
@@ -83,6 +88,7 @@ class StateWidget(QWidget):
             self._theme = theme
             self._painted = None
             self._hashed = None      # pieces may take their margins from the theme (memory bars' pen widths)
+            self._kept_layouts.clear()      # and layouts theirs (a gauge's foot below the frame's line)
             self.update()
 
     def set_state(self, state) -> None:
@@ -183,8 +189,21 @@ class StateWidget(QWidget):
             return None
         key = (self.width(), self.height(), self._state, self._theme.text_floor_px)
         if key != self._layout_key:
-            self._layout, self._layout_key = self._lay_out(), key
+            self._layout, self._layout_key = self._kept_layout(key), key
         return self._layout
+
+    def _kept_layout(self, key: tuple):
+        """The layout for ``key``: one kept (``layouts_kept``) or ``_lay_out()``, then kept as the most recent."""
+        kept = self._kept_layouts
+        if not self.layouts_kept:
+            return self._lay_out()
+        layout = kept.pop(key, None)
+        if layout is None:
+            layout = self._lay_out()
+            while len(kept) >= self.layouts_kept:
+                del kept[next(iter(kept))]          # the least recently shown
+        kept[key] = layout
+        return layout
 
     def _lay_out(self):
         """Where everything goes for the current size and state (for ``layout_now``)."""

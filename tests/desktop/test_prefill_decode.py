@@ -186,6 +186,24 @@ def test_strips_ease_in_and_clicking_fast_ends_where_clicking_slowly_does(make_s
     assert fast.timeline.state.strip_reveal == (1.0, 1.0)
 
 
+def test_a_dragged_batch_never_holds_the_strips_easing_back(make_scene):
+    """Each step of the slider (a new scenario, shown animated) leaves the strips' easing as it is: it ends on time,
+    and from then on every step shows the whole fill (retargeted on each step it would start over and crawl)."""
+    from widgets.transition import TRANSITION_SECONDS
+    scene = make_scene()
+    scene.show()
+    start = scene.clock.seconds()
+    scene.go_to_build(model.DECODE, animate=True)          # the decode strip starts filling in
+    for step in range(1, 7):                               # a step a quarter of the easing, over one and a half
+        scene.clock.set_seconds(start + step * TRANSITION_SECONDS / 4)
+        scene.batch_slider.setValue(8 + step)
+        if step < 4:
+            assert scene.timeline.state.strip_reveal[1] < 1
+        else:
+            assert scene.timeline.state.strip_reveal == (1.0, 1.0)
+    assert scene.timeline.state == scene.story().timeline()     # what the build shows at rest
+
+
 def test_a_language_switch_reaches_stage_controls_and_notes(make_scene):
     scene = make_scene("en")
     scene.go_to_build(model.SHARE, animate=False)
@@ -208,3 +226,19 @@ def test_the_bar_is_drawn_to_scale(make_scene, batch):
     theme = scene.kit.theme
     assert image.pixelColor(round(split - 3), y) == theme.color("compute")     # prefill ends here ...
     assert image.pixelColor(round(split + 3), y) == theme.color("memory")      # ... and decode begins
+
+
+def test_a_batch_dragged_back_to_shows_what_a_fresh_scene_shows(make_scene):
+    """The timeline and the table keep the layouts of the batches passed (``StateWidget.layouts_kept``): back at a
+    batch, they draw exactly what a scene that never left it draws."""
+    scene = make_scene()
+    scene.go_to_build(model.PRICE, animate=False)
+    for value in (12, 13, 20, 12):
+        scene.batch_slider.setValue(value)
+        scene.grab()
+    fresh = make_scene(scenario=scene.kit.store.scenario)
+    fresh.go_to_build(model.PRICE, animate=False)
+    for kept, new in ((scene.timeline, fresh.timeline), (scene.table, fresh.table)):
+        assert kept.state == new.state and hash(kept.state) == hash(new.state)
+        assert kept.grab().toImage() == new.grab().toImage()
+        assert kept.drawn_texts() == new.drawn_texts()

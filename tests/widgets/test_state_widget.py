@@ -98,3 +98,40 @@ def test_the_decode_stepper_repaints_its_still_picture_in_a_new_theme(qtbot):
     switched.grab()
     switched.set_theme(dark)
     assert switched.grab().toImage() == fresh.grab().toImage()
+
+
+class Kept(StateWidget):
+    """Lays each state out as a fresh object, and counts the layouts."""
+    layouts_kept = 2
+
+    def __init__(self, theme):
+        super().__init__(theme)
+        self.laid_out = 0
+
+    def _lay_out(self):
+        self.laid_out += 1
+        return [self._state, self.width()]
+
+
+def test_a_widget_keeps_the_layouts_of_its_recent_states_and_no_more(qtbot):
+    widget = Kept(THEME)
+    qtbot.addWidget(widget)
+    widget.resize(100, 50)
+    layouts = {}
+    for state in ("a", "b", "a", "b"):
+        widget.set_state(state)
+        layouts.setdefault(state, widget.layout_now())
+        assert widget.layout_now() is layouts[state] and widget.layout_now() == [state, 100]
+    assert widget.laid_out == 2                         # back at a state: its layout, kept
+    widget.set_state("c")                               # a third: the least recently shown ("a") goes
+    widget.layout_now()
+    widget.set_state("a")
+    assert widget.layout_now() == ["a", 100] and widget.layout_now() is not layouts["a"]
+    widget.set_state("c")
+    widget.layout_now()
+    assert widget.laid_out == 4
+    widget.resize(120, 50)                              # another size: laid out again
+    assert widget.layout_now() == ["c", 120] and widget.laid_out == 5
+    widget.set_theme(THEMES["dark"])                    # another theme: nothing kept
+    widget.resize(100, 50)
+    assert widget.layout_now() == ["c", 100] and widget.laid_out == 6

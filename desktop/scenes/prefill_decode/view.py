@@ -39,7 +39,11 @@ class PrefillDecodeScene(Scene):
 
     # -- the scene contract ------------------------------------------------------------------
     def present(self, story: PrefillDecodeStory, animate: bool) -> None:
-        self._reveal.retarget(story.strip_reveal(), self.clock.seconds(), animate)
+        target = story.strip_reveal()
+        # A new batch leaves the strips' easing alone: aimed again at the same fill, it would start over from
+        # where it is, slowly, on every step of the dragged slider, and never show the whole fill while it moves.
+        if target != self._reveal.target or not animate:
+            self._reveal.retarget(target, self.clock.seconds(), animate)
         self.timeline.set_state(story.timeline(self._reveal.value(self.clock.seconds())))
         table = story.table()
         if table is not None:
