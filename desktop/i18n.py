@@ -20,10 +20,15 @@ from importlib import resources as package_files
 
 # The engine (Qt-free) is imported before Qt, this being the start's first import of either: once PySide is
 # loaded, its import hook reads the source of each module the first time an import statement names it (looking for
-# ``from __feature__ import``), about 75 µs a module. Half the engine's modules, and the standard library's that
-# only the engine imports, are then never named after Qt has loaded.
+# ``from __feature__ import``), about 75 µs a module, unless it is told the answer first (desktop.feature_checks,
+# which answers for the app's modules and for every module loaded before Qt: the engine's and the standard
+# library's that it imports).
 from engine.parsed_toml import parsed_toml
 from PySide6.QtCore import QLocale, QObject, Signal
+
+from desktop.feature_checks import answer_feature_checks
+
+answer_feature_checks()        # and the hook need read none of the app's modules, nor those loaded before Qt
 
 LANGUAGES = ("zh", "en")
 TEXT_PACKAGE = "resources.text"
