@@ -19,6 +19,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 
 from widgets.conveyor_state import DYNAMIC_LABELS, LABEL_PRIORITY, LABEL_PX, PLAIN_LABELS
 from widgets.roofline_state import number_template
+from widgets.scale_search import largest_scale
 from widgets.text_fit import FLOOR_PX, FittedText, TextMeasure
 
 # What the gauge's share rests on: placed while it costs the drawing less than this share of its size.
@@ -28,7 +29,6 @@ GAUGE_NOTES, GAUGE_NOTES_COST = ("basis",), 0.85
 RESERVED_TEXT = {"capacity": "000 GB", "bandwidth": "0.00 TB/s", "peak": "0000 TFLOPS", "idle": "00.000%",
                  "busy": "00.000%"}
 OVER_BELT = ("step", "ratio")            # one of them over the belt: the first present
-BISECTION_STEPS = 13                     # the scale to within 0.05%: under a pixel at 4K
 
 MARGIN, GAP = 12.0, 10.0
 WAREHOUSE_WIDTH, WAREHOUSE_HEIGHT, WAREHOUSE_BELOW_BELT = 300.0, 380.0, 80.0
@@ -296,20 +296,13 @@ class _Planner:
 
 
 def _largest_scale(planner: _Planner, width: float, height: float, tall: bool, trace_label: bool,
-                   gauge_notes: bool) -> float:
-    """The largest scale at which the arrangement fits ``width`` x ``height`` pixels (bisection: text
-    at the floor makes the logical size grow as the scale falls, so there is no closed form)."""
-    def fits(s: float) -> bool:
+                   gauge_notes: bool, guess: float | None = None) -> float:
+    """The largest scale at which the arrangement fits ``width`` x ``height`` pixels (``largest_scale``)."""
+    def size(s: float) -> tuple[float, float]:
         plan = planner.plan(s, tall, trace_label, gauge_notes)
-        return plan.width * s <= width and plan.height * s <= height
+        return plan.width, plan.height
 
-    low, high = 0.02, 4.0
-    if not fits(low):
-        return low
-    for _ in range(BISECTION_STEPS):
-        middle = (low + high) / 2
-        low, high = (middle, high) if fits(middle) else (low, middle)
-    return low
+    return largest_scale(size, width, height, guess)
 
 
 def lay_out(measure: TextMeasure, width: float, height: float, labels: dict[str, str],
@@ -320,10 +313,11 @@ def lay_out(measure: TextMeasure, width: float, height: float, labels: dict[str,
     options = []
     for tall in (False, True):
         bare = _largest_scale(planner, width, height, tall, False, False)
-        with_notes = _largest_scale(planner, width, height, tall, False, True) if planner.has_gauge_notes() else 0.0
+        with_notes = (_largest_scale(planner, width, height, tall, False, True, guess=bare)
+                      if planner.has_gauge_notes() else 0.0)
         notes = with_notes >= GAUGE_NOTES_COST * bare
         base = with_notes if notes else bare
-        with_trace = base if compact else _largest_scale(planner, width, height, tall, True, notes)
+        with_trace = base if compact else _largest_scale(planner, width, height, tall, True, notes, guess=base)
         trace = with_trace >= OPTIONAL_BAND_COST * base
         s = with_trace if trace else base
         # Dropping the gauge's note counts as drawing that much smaller: kept where the other arrangement

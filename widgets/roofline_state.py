@@ -26,6 +26,7 @@ def number_template(text: str) -> str:
 
 @dataclass(frozen=True)
 class RooflinePoint:
+    """One marked point on the roofline: a GPU's operation at its arithmetic intensity, labelled."""
     key: str                             # one of ``POINT_KEYS``
     label: str                           # already translated, may hold the numbers
     flops_per_byte: float
@@ -44,6 +45,7 @@ class OtherRoof:
 
 @dataclass(frozen=True)
 class RooflineState:
+    """What the roofline plot draws: the roof, its ridge, the marked points and perhaps a second machine's roof."""
     roof: tuple[tuple[float, float], ...]   # (FLOP/byte, FLOP/s): start, ridge, end of the roofline
     ridge_flops_per_byte: float
     ridge_label: str

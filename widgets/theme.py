@@ -14,6 +14,7 @@ from PySide6.QtGui import QBrush, QColor, QTransform
 
 @dataclass(frozen=True)
 class Theme:
+    """A palette and line weight the stage is drawn with (``THEMES``: light, dark, projector)."""
     id: str
     background: str      # stage background
     surface: str         # panels, boxes
