@@ -16,14 +16,16 @@ from __future__ import annotations
 import functools
 from collections import ChainMap
 from collections.abc import Mapping
-from importlib import resources as package_files
+from importlib import import_module, resources as package_files
 
-# The engine (Qt-free) is imported before Qt, this being the start's first import of either: once PySide is
-# loaded, its import hook reads the source of each module the first time an import statement names it (looking for
-# ``from __feature__ import``), about 75 µs a module, unless it is told the answer first (desktop.feature_checks,
-# which answers for the app's modules and for every module loaded before Qt: the engine's and the standard
-# library's that it imports).
+# The engine (Qt-free; all of it, through engine.compute) is imported before Qt, this being the start's first
+# import of either: once PySide is loaded, its import hook reads the source of each module the first time an import
+# statement names it (looking for ``from __feature__ import``), about 75 µs a module, unless it is told the answer
+# first (desktop.feature_checks, which answers for the app's modules and for every module loaded before Qt: the
+# engine's and the standard library's that it imports).
 from engine.parsed_toml import parsed_toml
+
+import_module("engine.compute")
 from PySide6.QtCore import QLocale, QObject, Signal
 
 from desktop.feature_checks import answer_feature_checks

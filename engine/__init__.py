@@ -18,9 +18,21 @@ precision at long context: ``levers.lever_outcome``), ``plan`` (a fleet for a
 request rate within latency targets: ``plan_costs``, ``plan_simulation``,
 ``plan_search``, ``plan_curve``, ``plan_language``), ``cli`` (``python -m engine``).
 """
-from engine.compute import compute_report
-from engine.errors import InputError
-from engine.report import Report
-from engine.scenario import Scenario
+from importlib import import_module
 
+# Each name from the module that defines it, when first asked for: importing one module of the engine (the
+# widgets' ``engine.frozen``) does not load the physics.
+_HOMES = {"compute_report": "engine.compute", "InputError": "engine.errors", "Report": "engine.report",
+          "Scenario": "engine.scenario"}
 __all__ = ["compute_report", "Scenario", "Report", "InputError"]
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        value = globals()[name] = getattr(import_module(_HOMES[name]), name)
+        return value
+    raise AttributeError(f"module 'engine' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

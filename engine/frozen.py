@@ -26,8 +26,11 @@ fields set from their default (or left to ``__post_init__``), then
 are refused (none of the app's value types has one). A class without a
 docstring has its name as one (``dataclass`` would work out its signature).
 
-widgets/ stands on Qt alone (it imports nothing of the engine), so its states stay
-``@dataclass(frozen=True)``.
+Every layer's value types are made with it: widgets/, which imports nothing else of
+the engine, imports this module alone (the ``engine`` package loads its names
+only when asked for). A start made with dataclass's own, then with ``frozen``
+(callgrind): 1,535.8M instructions; engine and desktop 1,420.1M; widgets too
+1,334.5M (with two other changes between).
 """
 from __future__ import annotations
 

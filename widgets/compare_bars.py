@@ -9,19 +9,19 @@ formatting here: the compare window hands over every text.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from engine.frozen import frozen
 from widgets.theme import Theme, pattern_brush
 
 PIN_ROLES = ("accent", "compute", "memory", "muted")       # pinned scenario 1, 2, 3, 4 (no alarm red: none is wrong)
 HYPOTHETICAL_PATTERN = Qt.BrushStyle.BDiagPattern
 
 
-@dataclass(frozen=True)
+@frozen
 class Bar:
     share: float | None          # of the group's longest bar, 0..1; None: the engine refused this scenario
     text: str                    # the value, as the table writes it (or why there is none)
@@ -29,13 +29,13 @@ class Bar:
     best: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class BarGroup:
     title: str
     bars: tuple[Bar, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class CompareBarsState:
     groups: tuple[BarGroup, ...]
     best_word: str = "best"      # after the best bar's value

@@ -27,8 +27,9 @@ long reservations or packed pages).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from engine.frozen import frozen
 from widgets.roofline_state import number_template
 
 # Boxes that queue in front of the worker when the belt backs up; more would
@@ -68,7 +69,7 @@ LABEL_ROLE = {"warehouse": "text", "capacity": "memory", "belt": "text", "bandwi
               "backed_up": "muted", "time_scale": "muted", "box": "muted", "trace": "muted"}
 
 
-@dataclass(frozen=True)
+@frozen
 class KvShelf:
     """The warehouse's lower shelf holding the KV cache: the room each sequence holds, and what it uses of it."""
     held_share: float       # one sequence's held room as a share of the shelf (above 1: not even one fits)
@@ -76,7 +77,7 @@ class KvShelf:
     paged: bool = False     # held in small pages, packed, rather than as one long reservation each
 
 
-@dataclass(frozen=True)
+@frozen
 class ConveyorState:
     """The numbers and texts the conveyor belt draws; texts arrive translated.
 
@@ -109,7 +110,7 @@ class ConveyorState:
     shelf: KvShelf | None = None        # the KV cache on the warehouse's lower shelf (None: boxes of weights)
 
 
-@dataclass(frozen=True)
+@frozen
 class ConveyorFrame:
     """Where everything is at one moment (screen seconds since the cycle origin)."""
     belt_travel_boxes: float        # how far the belt has moved, in box spacings
@@ -257,7 +258,7 @@ def continuous_origin(old: ConveyorState | None, new: ConveyorState,
 
 # -- the levers' parts -------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@frozen
 class Tray:
     """The tokens on the tray under the bench at one moment (drawn in this order, at most ``TRAY_CAP_TOKENS``)."""
     kept: int = 0        # tokens the last box yielded (and the guesses it kept)

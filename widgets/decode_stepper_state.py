@@ -22,32 +22,34 @@ they belong to beneath when there is room (``TilePart.part_of``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from engine.frozen import frozen
 
 ROLES = ("prompt", "answer", "end", "future")
 
 
-@dataclass(frozen=True)
+@frozen
 class TilePart:
     text: str                  # characters, or the hex of a cut character's bytes ("E6 9D")
     partial: bool = False      # bytes of a character cut by the tokenizer
     part_of: str = ""          # for a partial part: the character it belongs to ("杭"), drawn beneath
 
 
-@dataclass(frozen=True)
+@frozen
 class TokenTile:
     parts: tuple[TilePart, ...]
     role: str = "prompt"       # one of ROLES
     enters: bool = False       # goes into the model in this pass (outlined)
 
 
-@dataclass(frozen=True)
+@frozen
 class Counter:
     key: str                   # "step", "bytes", "gpu_time", "screen_time", "kv"
     text: str                  # "Step 3 of 10"
 
 
-@dataclass(frozen=True)
+@frozen
 class PassRow:
     """One row of the compare picture: what goes in, the model box, what comes out."""
     key: str                   # "prefill" or "decode"
@@ -57,7 +59,7 @@ class PassRow:
     figures: str               # "139 GB read · 2.06 TFLOP · 31.4 ms"
 
 
-@dataclass(frozen=True)
+@frozen
 class DecodeStepperState:
     """One frozen picture. ``labels`` keys: ``context`` (the context's title), ``memory`` (the weights'
     warehouse), ``model`` (the model box), ``belt`` (this pass's bytes), ``input`` (what enters),

@@ -13,23 +13,24 @@ the last; a row label may take two lines. ``message`` stands in for the rows
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Cell:
     text: str
     role: str = "text"          # theme colour role
     bold: bool = False
 
 
-@dataclass(frozen=True)
+@frozen
 class TableRow:
     label: str                  # the row's name, left of its cells
     cells: tuple[Cell, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class TableNote:
     """A line under the table: a bold lead ("Costs") and its text, wrapped over up to ``MAX_NOTE_LINES``."""
     lead: str
@@ -40,7 +41,7 @@ class TableNote:
 MAX_NOTE_LINES = 3
 
 
-@dataclass(frozen=True)
+@frozen
 class FigureTableState:
     title: str = ""
     headers: tuple[str, ...] = ()        # one per cell column

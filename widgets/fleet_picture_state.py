@@ -13,18 +13,19 @@ the fleet (computing, a refusal).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 FREE = -1
 LABEL_PRIORITY = ("message", "headline", "more", "legend")
 
 
-@dataclass(frozen=True)
+@frozen
 class FleetNode:
     slots: tuple[int, ...]            # per GPU of the node: its replica (0, 1, ...) or FREE
 
 
-@dataclass(frozen=True)
+@frozen
 class FleetPictureState:
     nodes: tuple[FleetNode, ...] = ()         # drawn one by one, in order
     hidden_nodes: int = 0                     # nodes of the fleet not drawn (the "more" box)

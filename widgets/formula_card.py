@@ -8,16 +8,16 @@ engine function computed it. Every text is handed in; nothing is formatted here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from engine.frozen import frozen
 from widgets.theme import Theme
 
 
-@dataclass(frozen=True)
+@frozen
 class FormulaCardState:
     heading: str                              # "Where this number comes from"
     title: str                                # the figure's name

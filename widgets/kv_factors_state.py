@@ -11,12 +11,14 @@ formatted and translated.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from engine.frozen import frozen
 
 LABEL_PRIORITY = ("factor_value", "result", "factor_name", "row_name", "row_value", "title", "compare_title")
 
 
-@dataclass(frozen=True)
+@frozen
 class Factor:
     key: str                 # "kv", "layers", "kv_heads", "head_dim", "bytes", "latent", ...
     value: float             # the number itself (tests compare it with the engine's)
@@ -25,7 +27,7 @@ class Factor:
     operator: str = "×"      # drawn before the tile (none before the first)
 
 
-@dataclass(frozen=True)
+@frozen
 class Comparison:
     key: str                 # "mha", "this", "fp8", "mla"
     name: str                # "Llama 3.1 70B, full multi-head attention"
@@ -34,7 +36,7 @@ class Comparison:
     current: bool = False    # the scenario's own model and cache: outlined and marked
 
 
-@dataclass(frozen=True)
+@frozen
 class KvFactorsState:
     factors: tuple[Factor, ...]
     result_text: str                      # "= 320 KiB per token"

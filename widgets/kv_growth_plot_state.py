@@ -12,12 +12,14 @@ interpolates nothing but pixels.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+
+from engine.frozen import frozen
 
 LABEL_PRIORITY = ("current", "limit", "mark", "overflow", "room", "y_axis", "x_axis", "tick")
 
 
-@dataclass(frozen=True)
+@frozen
 class GrowthMark:
     key: str                 # "2k", "32k", "128k"
     tokens: float
@@ -25,7 +27,7 @@ class GrowthMark:
     label: str               # "32K: 10 GiB"
 
 
-@dataclass(frozen=True)
+@frozen
 class KvGrowthState:
     curve: tuple[tuple[float, float], ...]       # (context tokens, KV bytes), increasing, from the engine
     context_tokens: float                        # where the point is

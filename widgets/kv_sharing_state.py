@@ -8,13 +8,15 @@ weights alone do not fit is hatched and says so. Every number is the engine's
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from engine.frozen import frozen
 
 LABEL_PRIORITY = ("row_value", "row_name", "title", "current_mark")
 MAX_BLOCKS = 48
 
 
-@dataclass(frozen=True)
+@frozen
 class SharingRow:
     gpus: int
     name: str                 # "2 GPUs"
@@ -24,7 +26,7 @@ class SharingRow:
     current: bool = False     # the scenario's own GPU count: outlined
 
 
-@dataclass(frozen=True)
+@frozen
 class KvSharingState:
     rows: tuple[SharingRow, ...]
     reveal: float = 1.0       # 0..1: the blocks fill from the left

@@ -12,12 +12,13 @@ goes. Every value arrives computed, every text formatted and translated.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 LABEL_PRIORITY = ("message", "title", "target", "knee", "rate", "off_chart", "x_axis", "tick")
 
 
-@dataclass(frozen=True)
+@frozen
 class LatencyPanel:
     key: str                                      # "ttft" or "tpot"
     title: str                                    # "P90 first-token time"
@@ -29,7 +30,7 @@ class LatencyPanel:
     off_chart_label: str = ""                     # where the curve leaves the top: its highest value
 
 
-@dataclass(frozen=True)
+@frozen
 class LatencyPlotState:
     panels: tuple[LatencyPanel, ...] = ()
     x_max: float = 1.0                            # requests per second at the right end

@@ -57,7 +57,9 @@ the widget draws ``one_bar_for_each`` instead: one bar named ``each_label``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+
+from engine.frozen import frozen
 
 # The segment kinds, bottom up, as a bar stacks them.
 SEGMENT_KEYS = ("weights", "kv", "runtime")
@@ -69,7 +71,7 @@ MAX_BARS = 16                     # two nodes of eight GPUs; a scene shows more 
 MAX_DRAWN_SEQUENCES = 64
 
 
-@dataclass(frozen=True)
+@frozen
 class Segment:
     """One stacked part of a bar. ``key`` is one of ``SEGMENT_KEYS`` (its colour and pattern)."""
     key: str
@@ -78,7 +80,7 @@ class Segment:
     value: str = ""        # "70.6 GB": drawn inside when the full label does not fit
 
 
-@dataclass(frozen=True)
+@frozen
 class GpuBar:
     """One GPU's memory: its capacity and what is stacked in it, bottom up."""
     name: str                           # "GPU 1" or "H800"
@@ -90,7 +92,7 @@ class GpuBar:
     short_name: str = ""                # "1": drawn instead of ``name`` where that does not fit under the bar
 
 
-@dataclass(frozen=True)
+@frozen
 class NodeGroup:
     """One node's frame around consecutive bars: its GPUs, joined by the node's link."""
     label: str                          # "Node 1 · 8 GPUs", at the frame's top
@@ -99,7 +101,7 @@ class NodeGroup:
     repeated: bool = False              # stands for several nodes alike: drawn as a stack of frames
 
 
-@dataclass(frozen=True)
+@frozen
 class MemoryBarsState:
     """Up to ``MAX_BARS`` bars side by side on one scale.
 

@@ -10,14 +10,15 @@ words appear. Every text arrives formatted and translated.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 # Where in a reveal's progress each step ends: the question's move, then the picture, then the words.
 MOVE_END = 0.25
 PICTURE_END = 0.7
 
 
-@dataclass(frozen=True)
+@frozen
 class QuestionCardState:
     question: str                 # "1 · Why is an LLM slow?"
     answer: str = ""              # one or two lines under the picture
@@ -26,7 +27,7 @@ class QuestionCardState:
     compact: bool = False         # the recap: small type, framed, no answer lines
 
 
-@dataclass(frozen=True)
+@frozen
 class RevealPhases:
     move: float        # 0: the question centred on the card; 1: at its top
     picture: float     # how far the picture has grown in

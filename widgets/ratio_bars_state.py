@@ -15,14 +15,15 @@ the order of ``LABEL_PRIORITY`` (last first), never shrunk below the floor.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 # Pattern names (``widgets.bar_paint.KINDS``): one meaning per kind within a picture.
 BAR_KINDS = ("solid", "hatched", "crossed", "dotted", "striped", "ruled")
 LABEL_PRIORITY = ("title", "label", "value", "reference", "legend", "footer")
 
 
-@dataclass(frozen=True)
+@frozen
 class Bar:
     label: str                 # left of the bar: what it is ("Qwen2.5", "Output")
     value: float               # its length on the chart's scale (>= 0)
@@ -31,7 +32,7 @@ class Bar:
     role: str = "accent"       # theme colour role
 
 
-@dataclass(frozen=True)
+@frozen
 class RatioBarsState:
     bars: tuple[Bar, ...]
     title: str = ""

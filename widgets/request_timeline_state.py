@@ -22,8 +22,10 @@ Texts arrive translated and formatted (the scene formats numbers with
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable
+
+from engine.frozen import frozen
 
 PHASES = ("prefill", "decode")
 # Labels the timeline can draw, most important first: where they do not fit, the tail is left out.
@@ -41,7 +43,7 @@ ZOOM_STEPS_MAX = 12
 LAYOUTS_KEPT = 50
 
 
-@dataclass(frozen=True)
+@frozen
 class TimelineState:
     """One request, from the engine: seconds, compute in use per phase (0..1), and translated labels.
 
@@ -82,7 +84,7 @@ class TimelineState:
         return self.prefill_seconds + self.decode_seconds
 
 
-@dataclass(frozen=True)
+@frozen
 class Block:
     """One drawn block: its phase, where it starts and how long it lasts (seconds), and the tokens it holds."""
     phase: str
@@ -161,7 +163,7 @@ def strip_height_px(utilisation: float, strip_px: float) -> float:
     return max(0.0, min(1.0, utilisation)) * strip_px
 
 
-@dataclass(frozen=True)
+@frozen
 class Cell:
     """One table cell: its text and, optionally, a bar behind it (a share 0..1 of the column's width)."""
     text: str
@@ -170,7 +172,7 @@ class Cell:
     bar_role: str = "compute"     # the gauge's colour role: the colour of the phase it belongs to
 
 
-@dataclass(frozen=True)
+@frozen
 class TableState:
     """A small table with an optional large figure beside it; texts arrive translated.
 

@@ -10,8 +10,9 @@ dashed beside the first, with its own ridge point and label.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable
+
+from engine.frozen import frozen
 
 NUMBER_TEMPLATE = "00.000"
 # The point keys the plot knows, drawn in this order (the last on top). "reference": another machine's point
@@ -24,7 +25,7 @@ def number_template(text: str) -> str:
     return re.sub(r"\d+(?:[.,]\d+)*", NUMBER_TEMPLATE, text)
 
 
-@dataclass(frozen=True)
+@frozen
 class RooflinePoint:
     """One marked point on the roofline: a GPU's operation at its arithmetic intensity, labelled."""
     key: str                             # one of ``POINT_KEYS``
@@ -35,7 +36,7 @@ class RooflinePoint:
     in_legend: bool = True               # False: the marker only (the control sitting on a point the legend names)
 
 
-@dataclass(frozen=True)
+@frozen
 class OtherRoof:
     """A second machine's roofline, drawn dashed beside the state's own: its corners and its ridge."""
     roof: tuple[tuple[float, float], ...]   # (FLOP/byte, FLOP/s): start, ridge, end (the same x range as the first)
@@ -43,7 +44,7 @@ class OtherRoof:
     ridge_label: str                        # names the machine: a dashed line alone does not say whose it is
 
 
-@dataclass(frozen=True)
+@frozen
 class RooflineState:
     """What the roofline plot draws: the roof, its ridge, the marked points and perhaps a second machine's roof."""
     roof: tuple[tuple[float, float], ...]   # (FLOP/byte, FLOP/s): start, ridge, end of the roofline

@@ -10,14 +10,15 @@ translated; nothing here computes physics.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 PATTERNS = ("solid", "hatched", "dotted")
 # Texts, most important first: the widget drops from the end when there is no room (never shrinks them).
 LABEL_PRIORITY = ("headline", "title", "part")
 
 
-@dataclass(frozen=True)
+@frozen
 class BarPart:
     """One part of a bar: ``share`` of the row's full length, drawn in ``role`` with ``pattern``."""
     key: str
@@ -27,14 +28,14 @@ class BarPart:
     pattern: str = "solid"       # one of PATTERNS: colour never tells the parts apart alone
 
 
-@dataclass(frozen=True)
+@frozen
 class BarRow:
     key: str
     title: str
     parts: tuple[BarPart, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class ShareBarsState:
     """``grow`` (0..1) draws every part at that fraction of its length: the bars growing in on a reveal."""
     rows: tuple[BarRow, ...]

@@ -19,11 +19,11 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
+from engine.frozen import frozen
 from widgets.theme import Theme
 
 # The smallest text drawn, in screen pixels: readable on a laptop and, on a
@@ -58,7 +58,7 @@ def _is_cjk(char: str) -> bool:
     return ord(char) >= 0x2E80
 
 
-@dataclass(frozen=True)
+@frozen
 class DrawnText:
     """One text a widget drew in its last paint: what the presenter-standard tests check (size, overlap, clipping).
 
@@ -69,7 +69,7 @@ class DrawnText:
     rect: QRectF       # in the widget's coordinates
 
 
-@dataclass(frozen=True)
+@frozen
 class FittedText:
     """A label placed on screen: its lines, pixel size, and the rectangle they cover."""
     lines: tuple[str, ...]

@@ -6,13 +6,15 @@ backgrounds wash out on most projectors, thin lines vanish at the back of a room
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QTransform
 
+from engine.frozen import frozen
 
-@dataclass(frozen=True)
+
+@frozen
 class Theme:
     """A palette and line weight the stage is drawn with (``THEMES``: light, dark, projector)."""
     id: str

@@ -22,7 +22,8 @@ in the order of ``LABEL_PRIORITY`` (last first), never shrunk below the floor.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from engine.frozen import frozen
 
 # Chip kinds: ordinary text, bytes of a cut character, or a mark drawn by the view ("…").
 CHIP_KINDS = ("text", "bytes", "mark")
@@ -31,7 +32,7 @@ SPACE_MARK = "␣"           # a token's space, made visible: the same mark on e
 LABEL_PRIORITY = ("title", "header", "row", "chip", "summary", "footer", "part_of", "id")
 
 
-@dataclass(frozen=True)
+@frozen
 class Chip:
     """One token as drawn: its label (whitespace already made visible by the scene when asked), its kind,
     its id as text (drawn only when the state shows ids), which of two shades it takes, and, for a
@@ -43,7 +44,7 @@ class Chip:
     part_of: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class TokenCell:
     """The chips of one text under one tokenizer, and a summary line under them."""
     chips: tuple[Chip, ...] = ()
@@ -53,14 +54,14 @@ class TokenCell:
     cut: bool = False                 # the scene left chips out (only part of a long text): end with "…"
 
 
-@dataclass(frozen=True)
+@frozen
 class TokenRow:
     title: str
     cells: tuple[TokenCell, ...]
     title_role: str = "text"
 
 
-@dataclass(frozen=True)
+@frozen
 class TokenViewState:
     rows: tuple[TokenRow, ...]
     columns: tuple[str, ...] = ()     # header texts: the row-title column first, then one per cell

@@ -10,7 +10,9 @@ translated. Nothing here computes physics.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from engine.frozen import frozen
 
 # Texts the widget knows, most important first: dropped from the end when there is no room.
 LABEL_PRIORITY = ("naive_count", "cached_count", "ratio", "naive_title", "cached_title",
@@ -18,7 +20,7 @@ LABEL_PRIORITY = ("naive_count", "cached_count", "ratio", "naive_title", "cached
                   "naive_line", "cached_line", "x_end")
 
 
-@dataclass(frozen=True)
+@frozen
 class WorkCounterState:
     """``naive_curve[n]`` / ``cached_curve[n]``: token computations after ``n`` generated tokens (n = 0..max).
 
