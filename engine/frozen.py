@@ -124,6 +124,8 @@ def _refuse_deletion(self, name):
 
 
 def _eq(self, other):
+    if other is self:               # what comparing the fields would say (each compares equal to itself there too)
+        return True
     if other.__class__ is self.__class__:
         compared = self._frozen_compared
         return compared(self) == compared(other)
