@@ -24,7 +24,7 @@ from importlib import import_module
 # widgets' ``engine.frozen``) does not load the physics.
 _HOMES = {"compute_report": "engine.compute", "InputError": "engine.errors", "Report": "engine.report",
           "Scenario": "engine.scenario"}
-__all__ = ["compute_report", "Scenario", "Report", "InputError"]
+__all__ = list(_HOMES)
 
 
 def __getattr__(name: str):
