@@ -16,7 +16,6 @@ never overlapping another, never leaving the widget.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import re
 
@@ -24,6 +23,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
 from engine.frozen import frozen
+from widgets.large_text import draws_from_glyph_images, paint_line
+from widgets.recent import recent
 from widgets.theme import Theme
 
 # The smallest text drawn, in screen pixels: readable on a laptop and, on a
@@ -83,13 +84,17 @@ class FittedText:
         painter.setFont(font)
         left, top, width = self.rect.left(), self.rect.top(), self.rect.width()
         horizontal = self.align & _HORIZONTAL
+        large = font.pixelSize() > MAX_TEXT_PX           # drawn as paths by Qt: widgets.large_text
         for n, line in enumerate(self.lines):
             shaped = _static_text(line, font)
             size = shaped.size()
             x = left + (width - size.width() if horizontal == Qt.AlignmentFlag.AlignRight
                         else (width - size.width()) / 2 if horizontal == Qt.AlignmentFlag.AlignHCenter else 0.0)
-            painter.drawStaticText(QPointF(x, top + n * self.line_height + (self.line_height - size.height()) / 2),
-                                   shaped)
+            at = QPointF(x, top + n * self.line_height + (self.line_height - size.height()) / 2)
+            if large and draws_from_glyph_images(painter):
+                paint_line(painter, line, font, at)       # the glyphs' images, not their paths again
+            else:
+                painter.drawStaticText(at, shaped)
 
 
 _STATIC_TEXTS: dict[tuple, QStaticText] = {}
@@ -99,13 +104,8 @@ STATIC_TEXTS_KEPT = 1000         # about 2 kB each: a frame draws a few hundred 
 def _static_text(line: str, font: QFont) -> QStaticText:
     """``line`` shaped once for ``font``: drawing a shaped text costs half of laying it out again every frame."""
     key = (line, font.pixelSize(), font.bold(), font.family())
-    shaped = _STATIC_TEXTS.pop(key, None)
-    if shaped is not None:
-        _STATIC_TEXTS[key] = shaped                    # the newest again: the lines drawn lately are kept longest
-    else:
-        if len(_STATIC_TEXTS) > STATIC_TEXTS_KEPT:      # the quarter drawn least lately goes
-            for old in list(itertools.islice(_STATIC_TEXTS, STATIC_TEXTS_KEPT // 4)):
-                del _STATIC_TEXTS[old]
+    shaped = recent(_STATIC_TEXTS, key, STATIC_TEXTS_KEPT)
+    if shaped is None:
         shaped = _STATIC_TEXTS[key] = QStaticText(line)
         shaped.setTextFormat(Qt.TextFormat.PlainText)
         shaped.prepare(QTransform(), font)
