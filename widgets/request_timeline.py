@@ -15,9 +15,10 @@ do not fit; ``drawn_texts()`` reports what the last paint drew.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
@@ -25,6 +26,7 @@ from widgets.request_timeline_state import (
     LABEL_PRIORITY, LAYOUTS_KEPT, PHASES, Block, TimelineState, blocks_for_width, x_of, zoom_window,
 )
 from widgets.pattern_fill import PatternFill
+from widgets.recent import recent
 from widgets.state_widget import StateWidget
 from widgets.text_fit import DrawnText, FittedText, LabelPlacer, RememberedFits
 from widgets.theme import Theme, pattern_brush
@@ -54,6 +56,31 @@ class TimelineLayout:
     zoom_blocks: tuple[Block, ...]
     labels: dict[str, FittedText] = field(default_factory=dict)
     token_labels: list[tuple[FittedText, str]] = field(default_factory=list)
+
+
+_GAPS: dict[tuple, tuple[tuple[Block, ...], list[QRect]]] = {}
+
+
+def gap_rects(blocks: tuple[Block, ...], window: tuple[float, float], bar: QRectF, gap: float) -> list[QRect]:
+    """The gap at the end of each block (but one at the bar's left edge) on ``bar`` showing ``window``: the
+    rectangle a line of the gap's width (square caps) covers, filled rather than stroked (the same pixels, a
+    fraction of the cost of a wide pen), given as the whole pixels Qt's aliased fill of it covers (each edge
+    rounded half up, as Qt does), which Qt fills at half the cost of fractional ones. Kept for the blocks
+    (``request_timeline_state.group_blocks`` hands the same blocks back for the same seconds)."""
+    top, bottom, left, width = bar.top(), bar.bottom(), bar.left(), bar.width()
+    key = (id(blocks), window, left, width, top, bottom, gap)
+    kept = recent(_GAPS, key, 4 * LAYOUTS_KEPT)
+    if kept is not None and kept[0] is blocks:
+        return kept[1]
+    y0, y1 = math.floor(top - gap / 2 + 0.5), math.floor(bottom + gap / 2 + 0.5)
+    rects = []
+    for block in blocks:
+        x = x_of(block.end_seconds, window, left, width) - gap / 2
+        if x > left:
+            x0 = math.floor(x - gap / 2 + 0.5)
+            rects.append(QRect(x0, y0, math.floor(x + gap / 2 + 0.5) - x0, y1 - y0))
+    _GAPS[key] = (blocks, rects)
+    return rects
 
 
 class RequestTimeline(StateWidget):
@@ -203,13 +230,9 @@ class RequestTimeline(StateWidget):
                 painter.setBrush(colour)
                 painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
         gap = max(1.0, round(self._theme.floor_px * GAP_PER_FLOOR))
-        top, bottom, left, width = bar.top(), bar.bottom(), bar.left(), bar.width()
-        # Each gap as the rectangle a line of the gap's width (square caps) covers: filled, not stroked (the
-        # same pixels, a fraction of the cost of stroking a wide pen, on every step of a dragged control)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(theme.color("background"))
-        painter.drawRects([QRectF(x - gap / 2, top - gap / 2, gap, bottom - top + gap) for x in
-                           (x_of(block.end_seconds, window, left, width) - gap / 2 for block in blocks) if x > left])
+        painter.drawRects(gap_rects(blocks, window, bar, gap))
         spans = {"prefill": (bar.left(), split), "decode": (split, bar.right())}
         for phase in s.strip_phases:
             x0, x1 = spans[phase]

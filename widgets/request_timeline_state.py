@@ -21,6 +21,7 @@ Texts arrive translated and formatted (the scene formats numbers with
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import field
 from typing import Callable
@@ -127,12 +128,19 @@ def tokens_per_group(step_px: float, min_block_px: float, steps: int) -> int:
 
 def group_blocks(state: TimelineState, steps: int, group: int) -> tuple[Block, ...]:
     """Prefill, then ``steps`` decode steps in groups of ``group`` (the last group holds what is left)."""
-    blocks = [Block("prefill", 0.0, state.prefill_seconds, 1)]
-    start, left = state.prefill_seconds, steps
+    return _grouped(state.prefill_seconds, state.decode_step_seconds, steps, group)
+
+
+@functools.lru_cache(maxsize=2 * LAYOUTS_KEPT)       # a layout's whole bar and its zoom, for each state kept
+def _grouped(prefill_seconds: float, step_seconds: float, steps: int, group: int) -> tuple[Block, ...]:
+    """``group_blocks`` of these seconds: the same blocks for every state with them (a hundred blocks are made
+    for each new one; a control dragged back over a value, or the next build at it, makes none)."""
+    blocks = [Block("prefill", 0.0, prefill_seconds, 1)]
+    start, left = prefill_seconds, steps
     while left > 0:
         tokens = min(group, left)
-        blocks.append(Block("decode", start, tokens * state.decode_step_seconds, tokens))
-        start += tokens * state.decode_step_seconds
+        blocks.append(Block("decode", start, tokens * step_seconds, tokens))
+        start += tokens * step_seconds
         left -= tokens
     return tuple(blocks)
 

@@ -198,3 +198,32 @@ def test_a_gauge_takes_the_colour_of_its_bound_and_stays_inside_its_row(qtbot):
         assert image.pixelColor(x, y) == theme.color(role)
     frame = layout.highlight
     assert memory_track.bottom() < frame.bottom() - theme.scaled_line_width     # clear of the frame's line
+
+
+@pytest.mark.parametrize("gap", [1.0, 2.0, 3.0])
+@pytest.mark.parametrize("bar", [QRectF(9.0, 44.0, 1830.0, 55.3), QRectF(12.5, 241.37, 1000.45, 61.0)])
+def test_the_gaps_in_whole_pixels_cover_what_their_fractional_rectangles_do(qapp, gap, bar):
+    """Gaps are handed to Qt in whole pixels (cheaper to fill): the pixels its aliased fill of the exact
+    rectangles gives, at every place a block can end."""
+    from PySide6.QtGui import QColor, QImage, QPainter
+    from PySide6.QtCore import Qt
+    from widgets.request_timeline import gap_rects
+    from widgets.request_timeline_state import x_of
+
+    s = state(prefill=0.1733, step=0.02917, steps=37)
+    blocks, window = blocks_for_width(s, bar.width(), 1.0), (0.0, s.total_seconds)
+    exact = [QRectF(x - gap / 2, bar.top() - gap / 2, gap, bar.height() + gap)
+             for x in (x_of(b.end_seconds, window, bar.left(), bar.width()) - gap / 2 for b in blocks)
+             if x > bar.left()]
+    images = []
+    for rects in (exact, gap_rects(blocks, window, bar, gap)):
+        image = QImage(1900, 320, QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor("black"))
+        painter.drawRects(rects)
+        painter.end()
+        images.append(image)
+    assert len(exact) == len(blocks) and images[0] == images[1]
+    assert gap_rects(blocks, window, bar, gap) is gap_rects(blocks, window, bar, gap)      # kept for the blocks
