@@ -183,7 +183,7 @@ class RequestTimeline(StateWidget):
         painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)   # patterns scale (pattern_brush)
         painter.fillRect(self.rect(), self._theme.color("background"))
         layout = self.layout_now()
-        self._drawn = []
+        self._drawn, self._drawn_later = [], None
         if layout is None:
             painter.end()
             return
@@ -193,21 +193,29 @@ class RequestTimeline(StateWidget):
         self._paint_bar(painter, layout.zoom_bar, layout.zoom_strip, layout.zoom_blocks, zoom_window(s),
                         self._hatches[1])
         self._paint_zoom_lines(painter, layout)
-        for fitted, text in layout.token_labels:
-            painter.fillRect(fitted.rect, phase_colour(self._theme, "decode"))
-            painter.setPen(self._theme.color("surface"))
-            fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
-            self._drawn.append(DrawnText("token", text, fitted.px, QRectF(fitted.rect)))
+        theme = self._theme
+        if layout.token_labels:       # the plates in one call, then the numbers in one pen (none overlaps another)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(phase_colour(theme, "decode"))
+            painter.drawRects([fitted.rect for fitted, _ in layout.token_labels])
+            painter.setPen(theme.color("surface"))
+            for fitted, _ in layout.token_labels:
+                fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
         for key, fitted in layout.labels.items():
-            role = LABEL_ROLE.get(key, "text")
             inside = key in ("decode_block", "prefill_block")
             if inside:          # a plate of the block's colour, so the gaps between blocks do not cut the words
-                painter.fillRect(fitted.rect.adjusted(-4, 0, 4, 0),
-                                 phase_colour(self._theme, key.removesuffix("_block")))
-            painter.setPen(self._theme.color("surface") if inside else self._theme.color(role))
+                painter.fillRect(fitted.rect.adjusted(-4, 0, 4, 0), phase_colour(theme, key.removesuffix("_block")))
+            painter.setPen(theme.color("surface") if inside else theme.color(LABEL_ROLE.get(key, "text")))
             fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
-            self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
         painter.end()
+        self._drawn_later = lambda: self._texts_of(layout)
+
+    @staticmethod
+    def _texts_of(layout: TimelineLayout) -> list[DrawnText]:
+        """What a paint of ``layout`` draws: each token number, then each label."""
+        return ([DrawnText("token", text, fitted.px, QRectF(fitted.rect)) for fitted, text in layout.token_labels]
+                + [DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect))
+                   for key, fitted in layout.labels.items()])
 
     def _paint_bar(self, painter: QPainter, bar: QRectF, strip: QRectF, blocks: tuple[Block, ...],
                    window: tuple[float, float], hatch_fill: PatternFill) -> None:

@@ -62,7 +62,7 @@ class RequestTable(StateWidget):
         return super().drawn_texts() if self.isVisibleTo(self.parentWidget()) or self.parentWidget() is None else []
 
     def hideEvent(self, event) -> None:
-        self._drawn = []                      # a hidden table shows nothing
+        self._drawn, self._drawn_later = [], None       # a hidden table shows nothing
         super().hideEvent(event)
 
     # -- layout ----------------------------------------------------------------------------
@@ -202,7 +202,7 @@ class RequestTable(StateWidget):
         theme = self._theme
         painter.fillRect(self.rect(), theme.color("background"))
         layout = self.layout_now()
-        self._drawn = []
+        self._drawn, self._drawn_later = [], None
         if layout is None:
             painter.end()
             return
@@ -231,5 +231,7 @@ class RequestTable(StateWidget):
                 role = "accent" if key == "figure_value" else ("muted" if key in ("figure_note", "footnote") else "text")
                 painter.setPen(theme.color(role))
                 fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
-            self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
         painter.end()
+        # every text of the layout is shown, painted now or kept from before (worked out when asked)
+        self._drawn_later = lambda: [DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect))
+                                     for key, fitted, _ in layout.texts]

@@ -22,7 +22,7 @@ whole repaint.
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QRegion
@@ -59,6 +59,9 @@ class StateWidget(QWidget):
         self._theme = theme
         self._state = None
         self._drawn: list[DrawnText] = []
+        # or, set by a paint, what works out that list when it is first asked for (a paint on every step of a
+        # dragged control need not build it): the widget's ``drawn_texts()`` and ``label_rects()`` resolve it
+        self._drawn_later: Callable[[], list[DrawnText]] | None = None
         self._layout = None
         self._layout_key: tuple | None = None
         self._kept_layouts: dict[tuple, object] = {}      # layout key -> layout, the most recent last
@@ -172,13 +175,18 @@ class StateWidget(QWidget):
 
     def drawn_texts(self) -> list[DrawnText]:
         """Every text the last paint drew (key, text, px, rect in widget coordinates)."""
-        return list(self._drawn)
+        return list(self._texts_drawn())
+
+    def _texts_drawn(self) -> list[DrawnText]:
+        if self._drawn_later is not None:
+            self._drawn, self._drawn_later = self._drawn_later(), None
+        return self._drawn
 
     def label_rects(self) -> dict[str, QRectF]:
         """Where the last paint drew each text, by its key (the first of a key drawn twice): where a figure is,
         for its formula card (``desktop.kit.figures``)."""
         found: dict[str, QRectF] = {}
-        for text in self._drawn:
+        for text in self._texts_drawn():
             found.setdefault(text.key, QRectF(text.rect))
         return found
 
