@@ -15,7 +15,7 @@ the network between nodes a dashed one in another colour, each beside its label.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QLine, QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
@@ -180,16 +180,26 @@ class MemoryBars(StateWidget):
         return pieces
 
     # -- painting ---------------------------------------------------------------------------
-    def _fill(self, painter: QPainter, kind: str, rect: QRectF, on_background: bool = True) -> None:
-        """``kind``'s tint and pattern over ``rect``. On the plain background (every segment and swatch) the tint
-        is mixed with it beforehand: the same colour, painted opaque, at half the cost of blending a large area."""
+    def _fill(self, painter: QPainter, kind: str, rects: list[QRectF], on_background: bool = True) -> None:
+        """``kind``'s tint and pattern over each of ``rects`` (none overlapping another), each layer in one call:
+        Qt sets up a pattern brush's texture once per call, which costs more than filling a small segment. On the
+        plain background (every segment and swatch) the tint is mixed with it beforehand: the same colour,
+        painted opaque, at half the cost of blending a large area. A solid pattern covers its tint: it alone."""
         role, share, pattern = PATTERNS[kind]
         color = self._theme.color(role)
-        if share > 0:
-            painter.fillRect(rect, mixed(color, share, self._theme.color("background")) if on_background
-                             else alpha(color, share))
-        if pattern != Qt.BrushStyle.NoBrush:
-            painter.fillRect(rect, pattern_brush(color, pattern, self._theme))
+        layers: list = []
+        if pattern == Qt.BrushStyle.SolidPattern:
+            layers.append(color)
+        else:
+            if share > 0:
+                layers.append(mixed(color, share, self._theme.color("background")) if on_background
+                              else alpha(color, share))
+            if pattern != Qt.BrushStyle.NoBrush:
+                layers.append(pattern_brush(color, pattern, self._theme))
+        painter.setPen(Qt.PenStyle.NoPen)
+        for layer in layers:
+            painter.setBrush(layer)
+            painter.drawRects(rects)
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -204,20 +214,22 @@ class MemoryBars(StateWidget):
         theme = self._theme
         line_w = theme.scaled_line_width
         outline = QPen(theme.color("text"), line_w)
+        by_kind: dict[str, list[QRectF]] = {}
         for _bar, kind, rect in placed.segments:
             if rect.height() > 0:
-                self._fill(painter, kind, rect)
+                by_kind.setdefault(kind, []).append(rect)
+        for kind, rects in by_kind.items():
+            self._fill(painter, kind, rects)
         painter.setPen(QPen(theme.color("text"), max(1.0, line_w / 2)))
         for y, x0, x1 in placed.sequence_lines:
             painter.drawLine(int(x0), int(y), int(x1), int(y))
         for rect in placed.overflow:                   # what does not fit: washed out, cross-hatched
             if not rect.isEmpty():
                 painter.fillRect(rect, alpha(theme.color("background"), 0.6))
-                self._fill(painter, "over", rect, on_background=False)     # over the segments it washes out
+                self._fill(painter, "over", [rect], on_background=False)     # over the segments it washes out
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        for _bar, _kind, rect in placed.segments:      # the borders between segments
-            painter.setPen(QPen(theme.color("text"), max(1.0, line_w / 2)))
-            painter.drawRect(rect)
+        painter.setPen(QPen(theme.color("text"), max(1.0, line_w / 2)))
+        painter.drawRects([rect for _bar, _kind, rect in placed.segments])      # the borders between segments
         self._paint_frames(painter, placed, outline)
         self._paint_link(painter, placed)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -228,21 +240,25 @@ class MemoryBars(StateWidget):
         self._paint_texts(painter, placed, event.region())
 
     def _paint_frames(self, painter: QPainter, placed: Placed, outline: QPen) -> None:
+        """Each card's outline up to its capacity, what overflows it outlined, and its capacity dashed; each kind
+        of line in one call (the cards lie apart: only a card's own lines cross, in this order)."""
         theme = self._theme
         frame = self._frame
         painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(outline)
+        painter.drawRects([QRectF(frame.bar_lefts[i], y, frame.bar_width, frame.plot.bottom() - y)
+                           for i, (y, _x0, _x1) in enumerate(placed.capacity_lines)])
+        overflowing = [rect for rect in placed.overflow[:len(placed.capacity_lines)] if not rect.isEmpty()]
+        if overflowing:
+            painter.setPen(QPen(theme.color("warning"), theme.scaled_line_width * 1.5))
+            painter.drawRects(overflowing)
+        caps: dict[str, list[QLine]] = {}
         for i, (y, x0, x1) in enumerate(placed.capacity_lines):
-            left = frame.bar_lefts[i]
             bar_top = min([r.top() for b, _k, r in placed.segments if b == i] + [y])
-            painter.setPen(outline)                     # the card: an outline up to its capacity
-            painter.drawRect(QRectF(left, y, frame.bar_width, frame.plot.bottom() - y))
-            if not placed.overflow[i].isEmpty():
-                painter.setPen(QPen(theme.color("warning"), theme.scaled_line_width * 1.5))
-                painter.drawRect(placed.overflow[i])
-            cap = QPen(theme.color("warning") if bar_top < y else theme.color("text"), theme.scaled_line_width * 1.5,
-                       Qt.PenStyle.DashLine)
-            painter.setPen(cap)
-            painter.drawLine(int(x0), int(y), int(x1), int(y))
+            caps.setdefault("warning" if bar_top < y else "text", []).append(QLine(int(x0), int(y), int(x1), int(y)))
+        for role, lines in caps.items():
+            painter.setPen(QPen(theme.color(role), theme.scaled_line_width * 1.5, Qt.PenStyle.DashLine))
+            painter.drawLines(lines)
 
     def _paint_nodes(self, painter: QPainter) -> None:
         """Each node's frame (behind the bars); a repeated node's frames stacked behind it, up and to the right."""
@@ -271,17 +287,23 @@ class MemoryBars(StateWidget):
         y = frame.plot.bottom() - frame.plot.height() * 0.12
         tick = 4 * self._theme.size_scale
         owners = frame.bar_nodes or (0,) * len(frame.bar_lefts)
+        spans: dict[str, list[QLine]] = {}
+        ticks: dict[str, list[QLine]] = {}
         for i in range(len(frame.bar_lefts) - 1):
             kind = "link" if owners[i] == owners[i + 1] else "network"
             x0 = frame.bar_lefts[i] + frame.bar_width
             x1 = frame.bar_lefts[i + 1]
             if kind not in placed.texts or x1 - x0 < 4:
                 continue
-            painter.setPen(self._line_pen(kind))
-            painter.drawLine(int(x0), int(y), int(x1), int(y))
-            painter.setPen(QPen(self._line_pen(kind).color(), self._theme.scaled_line_width * 2))
-            painter.drawLine(int(x0), int(y - tick), int(x0), int(y + tick))
-            painter.drawLine(int(x1), int(y - tick), int(x1), int(y + tick))
+            spans.setdefault(kind, []).append(QLine(int(x0), int(y), int(x1), int(y)))
+            ticks.setdefault(kind, []).extend((QLine(int(x0), int(y - tick), int(x0), int(y + tick)),
+                                               QLine(int(x1), int(y - tick), int(x1), int(y + tick))))
+        for kind, lines in spans.items():          # each kind's spans, then its ticks, in one call each
+            pen = self._line_pen(kind)
+            painter.setPen(pen)
+            painter.drawLines(lines)
+            painter.setPen(QPen(pen.color(), self._theme.scaled_line_width * 2))
+            painter.drawLines(ticks[kind])
 
     def _paint_texts(self, painter: QPainter, placed: Placed, region) -> None:
         """The swatches and texts this paint's ``region`` meets (the others stay on the screen)."""
@@ -294,7 +316,7 @@ class MemoryBars(StateWidget):
                 painter.drawLine(int(rect.left()), int(rect.center().y()), int(rect.right()), int(rect.center().y()))
                 continue
             painter.fillRect(rect, theme.color("background"))
-            self._fill(painter, kind, rect)
+            self._fill(painter, kind, [rect])
             painter.setPen(QPen(theme.color("warning" if kind == "over" else "text"), theme.size_scale))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect)
