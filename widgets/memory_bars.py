@@ -77,6 +77,7 @@ class MemoryBars(StateWidget):
         self._one_bar = False          # the frame is of ``one_bar_for_each``: the nodes' bars would be slivers
         self._placed: Placed | None = None
         self._placed_for: tuple | None = None
+        self._keyed: tuple[Placed, tuple] | None = None     # (a placement, its drawn_key)
 
     # -- what a scene drives -----------------------------------------------------------------
     def shown_state(self) -> MemoryBarsState | None:
@@ -120,8 +121,14 @@ class MemoryBars(StateWidget):
             self._update_changed()                    # a step that moves nothing visibly paints nothing
 
     def _drawn_key(self) -> tuple | None:
+        """``drawn_key`` of what the next paint draws, worked out once per placement (a tick asks for the key
+        before its step, which is the key after the last one)."""
         placed = self.placed()
-        return None if placed is None else drawn_key(placed)
+        if placed is None:
+            return None
+        if self._keyed is None or self._keyed[0] is not placed:
+            self._keyed = (placed, drawn_key(placed))
+        return self._keyed[1]
 
     def animating(self) -> bool:
         return self._tween is not None
