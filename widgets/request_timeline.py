@@ -69,7 +69,7 @@ def gap_rects(blocks: tuple[Block, ...], window: tuple[float, float], bar: QRect
     (``request_timeline_state.group_blocks`` hands the same blocks back for the same seconds)."""
     top, bottom, left, width = bar.top(), bar.bottom(), bar.left(), bar.width()
     key = (id(blocks), window, left, width, top, bottom, gap)
-    kept = recent(_GAPS, key, 4 * LAYOUTS_KEPT)
+    kept = recent(_GAPS, key, 2 * LAYOUTS_KEPT)        # a whole bar and a zoom per layout kept
     if kept is not None and kept[0] is blocks:
         return kept[1]
     y0, y1 = math.floor(top - gap / 2 + 0.5), math.floor(bottom + gap / 2 + 0.5)
