@@ -21,8 +21,10 @@ from widgets.recent import recent
 # A glyph's position within a pixel is rounded to this many steps per pixel, across and down (so a glyph has at
 # most OFFSET_STEPS ** 2 images per colour): a shift of an eighth of a pixel at most, not to be seen at this size.
 OFFSET_STEPS = 4
-# Glyph images kept, the least recently drawn going first: ~25 kB each at 110 px, so ~6 MB at most.
-GLYPH_IMAGES_KEPT = 256
+# Glyph images kept, the least recently drawn going first: at most this many, and this many bytes (~20 kB each at
+# 70 px: scene 4 in Chinese on a 4K projector draws its table at 70 px, ~280 glyph images, 5.6 MB, over its builds).
+GLYPH_IMAGES_KEPT = 2048
+GLYPH_IMAGE_BYTES_KEPT = 16_000_000
 # Lines shaped (their glyphs and positions), kept likewise.
 LINES_KEPT = 200
 
@@ -95,4 +97,7 @@ def _glyph_image(raw: QRawFont, raw_key: tuple, index: int, colour: QColor, step
         painter.fillPath(path, colour)
         painter.end()
         found = _GLYPH_IMAGES[key] = (image, left, top)
+        held = sum(kept[0].sizeInBytes() for kept in _GLYPH_IMAGES.values())      # (only when one is made)
+        while held > GLYPH_IMAGE_BYTES_KEPT and len(_GLYPH_IMAGES) > 1:           # the least recently drawn go
+            held -= _GLYPH_IMAGES.pop(next(iter(_GLYPH_IMAGES)))[0].sizeInBytes()
     return found

@@ -103,3 +103,13 @@ def test_a_fitted_text_above_the_cache_size_is_drawn_from_glyph_images(qapp):
     ours = _drawn(lambda painter: fitted.paint(painter, _font()))
     assert ("42%", _font().key()) in large_text._LINES
     assert _differences(ours, _canvas())[0] > 3_000
+
+
+def test_the_glyph_images_kept_stay_within_their_bytes(qapp, monkeypatch):
+    large_text._GLYPH_IMAGES.clear()
+    monkeypatch.setattr(large_text, "GLYPH_IMAGE_BYTES_KEPT", 200_000)      # a few glyphs at 110 px
+    font = _font()
+    _drawn(lambda painter: large_text.paint_line(painter, "0123456789%,.", font, QPointF(0.3, 0)))
+    held = [kept[0].sizeInBytes() for kept in large_text._GLYPH_IMAGES.values()]
+    assert 1 <= len(held) < 13 and sum(held) <= 200_000
+    large_text._GLYPH_IMAGES.clear()
