@@ -82,33 +82,36 @@ class FittedText:
 
     def paint(self, painter: QPainter, font: QFont) -> None:
         painter.setFont(font)
-        left, top, width = self.rect.left(), self.rect.top(), self.rect.width()
+        left, top, width, _ = self.rect.getRect()
         across = _sides(self.align)[3]
-        large = font.pixelSize() > MAX_TEXT_PX           # drawn as paths by Qt: widgets.large_text
+        size_px, bold, family = font.pixelSize(), font.bold(), font.family()
+        large = size_px > MAX_TEXT_PX           # drawn as paths by Qt: widgets.large_text
         for n, line in enumerate(self.lines):
-            shaped = _static_text(line, font)
-            size = shaped.size()
-            x = left + (width - size.width()) * across
-            at = QPointF(x, top + n * self.line_height + (self.line_height - size.height()) / 2)
+            shaped, line_width, line_height = _static_text(line, font, (line, size_px, bold, family))
+            at = QPointF(left + (width - line_width) * across,
+                         top + n * self.line_height + (self.line_height - line_height) / 2)
             if large and draws_from_glyph_images(painter):
                 paint_line(painter, line, font, at)       # the glyphs' images, not their paths again
             else:
                 painter.drawStaticText(at, shaped)
 
 
-_STATIC_TEXTS: dict[tuple, QStaticText] = {}
+_STATIC_TEXTS: dict[tuple, tuple[QStaticText, float, float]] = {}
 STATIC_TEXTS_KEPT = 1000         # about 2 kB each: a frame draws a few hundred lines at most
 
 
-def _static_text(line: str, font: QFont) -> QStaticText:
-    """``line`` shaped once for ``font``: drawing a shaped text costs half of laying it out again every frame."""
-    key = (line, font.pixelSize(), font.bold(), font.family())
-    shaped = recent(_STATIC_TEXTS, key, STATIC_TEXTS_KEPT)
-    if shaped is None:
-        shaped = _STATIC_TEXTS[key] = QStaticText(line)
+def _static_text(line: str, font: QFont, key: tuple) -> tuple[QStaticText, float, float]:
+    """``line`` shaped once for ``font`` (``key``: the line, the font's pixel size, boldness and family), with
+    its width and height: drawing a shaped text costs half of laying it out again every frame, and asking its
+    size again costs more than the rest of placing it."""
+    found = recent(_STATIC_TEXTS, key, STATIC_TEXTS_KEPT)
+    if found is None:
+        shaped = QStaticText(line)
         shaped.setTextFormat(Qt.TextFormat.PlainText)
         shaped.prepare(QTransform(), font)
-    return shaped
+        size = shaped.size()
+        found = _STATIC_TEXTS[key] = (shaped, size.width(), size.height())
+    return found
 
 
 _LINE_FLAGS: dict[int, int] = {}
