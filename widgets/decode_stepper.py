@@ -127,7 +127,7 @@ class DecodeStepper(StateWidget):
             return
         painter.setPen(self._theme.color(role))
         fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
-        self._drawn.append(DrawnText(key, "\n".join(fitted.lines), float(fitted.px), QRectF(fitted.rect)))
+        self._drawn.append(fitted.drawn(key))
 
     def _moving(self) -> bool:
         return self._state.model_busy and self._progress < 1.0

@@ -27,7 +27,7 @@ from widgets.memory_bars_state import (
     MemoryBarsState, aligned_start, motion_values, one_bar_for_each, same_shape, with_motion_values,
 )
 from widgets.state_widget import StateWidget
-from widgets.text_fit import DrawnText, TextMeasure
+from widgets.text_fit import TextMeasure
 from widgets.theme import Theme, pattern_brush
 from widgets.transition import TRANSITION_SECONDS, Transition
 
@@ -221,13 +221,14 @@ class MemoryBars(StateWidget):
         theme = self._theme
         line_w = theme.scaled_line_width
         outline = QPen(theme.color("text"), line_w)
+        thin = QPen(theme.color("text"), max(1.0, line_w / 2))       # the lines inside a card
         by_kind: dict[str, list[QRectF]] = {}
         for _bar, kind, rect in placed.segments:
             if rect.height() > 0:
                 by_kind.setdefault(kind, []).append(rect)
         for kind, rects in by_kind.items():
             self._fill(painter, kind, rects)
-        painter.setPen(QPen(theme.color("text"), max(1.0, line_w / 2)))
+        painter.setPen(thin)
         for y, x0, x1 in placed.sequence_lines:
             painter.drawLine(int(x0), int(y), int(x1), int(y))
         for rect in placed.overflow:                   # what does not fit: washed out, cross-hatched
@@ -235,7 +236,7 @@ class MemoryBars(StateWidget):
                 painter.fillRect(rect, alpha(theme.color("background"), 0.6))
                 self._fill(painter, "over", [rect], on_background=False)     # over the segments it washes out
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(QPen(theme.color("text"), max(1.0, line_w / 2)))
+        painter.setPen(thin)           # (the washed-out fills above leave no pen)
         painter.drawRects([rect for _bar, _kind, rect in placed.segments])      # the borders between segments
         self._paint_frames(painter, placed, outline)
         self._paint_link(painter, placed)
@@ -333,4 +334,4 @@ class MemoryBars(StateWidget):
                     painter.fillRect(_text_area(key, fitted), alpha(theme.color("surface"), 0.85))
                 painter.setPen(theme.color(placed.roles.get(key, "text")))
                 fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
-            self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
+            self._drawn.append(fitted.drawn(key))

@@ -70,7 +70,7 @@ def gap_rects(blocks: tuple[Block, ...], window: tuple[float, float], bar: QRect
     top, bottom, left, width = bar.top(), bar.bottom(), bar.left(), bar.width()
     key = (id(blocks), window, left, width, top, bottom, gap)
     kept = recent(_GAPS, key, 2 * LAYOUTS_KEPT)        # a whole bar and a zoom per layout kept
-    if kept is not None and kept[0] is blocks:
+    if kept is not None:       # the entry holds its blocks: no other object has their id while it is kept
         return kept[1]
     y0, y1 = math.floor(top - gap / 2 + 0.5), math.floor(bottom + gap / 2 + 0.5)
     rects = []
@@ -214,8 +214,7 @@ class RequestTimeline(StateWidget):
     def _texts_of(layout: TimelineLayout) -> list[DrawnText]:
         """What a paint of ``layout`` draws: each token number, then each label."""
         return ([DrawnText("token", text, fitted.px, QRectF(fitted.rect)) for fitted, text in layout.token_labels]
-                + [DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect))
-                   for key, fitted in layout.labels.items()])
+                + [fitted.drawn(key) for key, fitted in layout.labels.items()])
 
     def _paint_bar(self, painter: QPainter, bar: QRectF, strip: QRectF, blocks: tuple[Block, ...],
                    window: tuple[float, float], hatch_fill: PatternFill) -> None:

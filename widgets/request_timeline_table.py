@@ -233,5 +233,4 @@ class RequestTable(StateWidget):
                 fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
         painter.end()
         # every text of the layout is shown, painted now or kept from before (worked out when asked)
-        self._drawn_later = lambda: [DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect))
-                                     for key, fitted, _ in layout.texts]
+        self._drawn_later = lambda: [fitted.drawn(key) for key, fitted, _ in layout.texts]

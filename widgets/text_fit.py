@@ -80,17 +80,22 @@ class FittedText:
     align: Qt.AlignmentFlag          # horizontal alignment of each line within ``rect``
     line_height: float
 
+    def drawn(self, key: str) -> DrawnText:
+        """What painting this text draws, as a widget reports it (``drawn_texts()``), under ``key``."""
+        return DrawnText(key, "\n".join(self.lines), self.px, QRectF(self.rect))
+
     def paint(self, painter: QPainter, font: QFont) -> None:
         painter.setFont(font)
         left, top, width, _ = self.rect.getRect()
         across = _sides(self.align)[3]
         size_px, bold, family = font.pixelSize(), font.bold(), font.family()
-        large = size_px > MAX_TEXT_PX           # drawn as paths by Qt: widgets.large_text
+        # drawn as paths by Qt above its glyph cache's size: from glyph images where the device allows
+        from_images = size_px > MAX_TEXT_PX and draws_from_glyph_images(painter)
         for n, line in enumerate(self.lines):
             shaped, line_width, line_height = _static_text(line, font, (line, size_px, bold, family))
             at = QPointF(left + (width - line_width) * across,
                          top + n * self.line_height + (self.line_height - line_height) / 2)
-            if large and draws_from_glyph_images(painter):
+            if from_images:
                 paint_line(painter, line, font, at)       # the glyphs' images, not their paths again
             else:
                 painter.drawStaticText(at, shaped)
@@ -112,18 +117,6 @@ def _static_text(line: str, font: QFont, key: tuple) -> tuple[QStaticText, float
         size = shaped.size()
         found = _STATIC_TEXTS[key] = (shaped, size.width(), size.height())
     return found
-
-
-_LINE_FLAGS: dict[int, int] = {}
-
-
-def _line_flags(align: Qt.AlignmentFlag) -> int:
-    """``align`` with vertical centring, as drawText's int: worked out once per alignment (an enum's ``|`` costs
-    more than drawing a short line, and a frame draws hundreds)."""
-    key = align.value
-    if key not in _LINE_FLAGS:
-        _LINE_FLAGS[key] = int((align | Qt.AlignmentFlag.AlignVCenter).value)
-    return _LINE_FLAGS[key]
 
 
 # Widths and two-line splits one ``TextMeasure`` remembers, each: a width costs ~220 bytes (its text, key and

@@ -291,4 +291,4 @@ class TokenView(StateWidget):
 
     def _paint_text(self, painter: QPainter, key: str, fitted: FittedText) -> None:
         fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
-        self._drawn.append(DrawnText(key, "\n".join(fitted.lines), fitted.px, QRectF(fitted.rect)))
+        self._drawn.append(fitted.drawn(key))
