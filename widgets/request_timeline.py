@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.request_timeline_state import (
@@ -28,9 +28,10 @@ from widgets.request_timeline_state import (
 from widgets.pattern_fill import PatternFill
 from widgets.recent import recent
 from widgets.state_widget import StateWidget
+from widgets.still_picture import StillPicture
 from widgets.text_fit import DrawnText, FittedText, LabelPlacer, RememberedFits
 from widgets.theme import Theme, pattern_brush
-from widgets.utilisation_strip import DIMMED_ALPHA, dimmed, paint_strip, phase_colour
+from widgets.utilisation_strip import DIMMED_ALPHA, dimmed, paint_strips, phase_colour
 
 MIN_BLOCK_PX = 10.0         # a decode block narrower than this (or half the text floor) is grouped with others
 GAP_PER_FLOOR = 1 / 18      # between two blocks, so each reads as its own pass: 1 px at 768, 3 px at 2160
@@ -92,6 +93,7 @@ class RequestTimeline(StateWidget):
         super().__init__(theme, parent)
         self._measure = RememberedFits()
         self._hatches = (PatternFill(), PatternFill())      # the decode hatch of the whole bar, of the zoom
+        self._break = StillPicture()                        # the zigzag of a cut zoom
 
     # -- layout ----------------------------------------------------------------------------
     def _lay_out(self) -> TimelineLayout:
@@ -188,10 +190,11 @@ class RequestTimeline(StateWidget):
             painter.end()
             return
         s = self._state
-        self._paint_bar(painter, layout.main_bar, layout.main_strip, layout.main_blocks, (0.0, s.total_seconds),
-                        self._hatches[0])
-        self._paint_bar(painter, layout.zoom_bar, layout.zoom_strip, layout.zoom_blocks, zoom_window(s),
-                        self._hatches[1])
+        strips = (self._paint_bar(painter, layout.main_bar, layout.main_strip, layout.main_blocks,
+                                  (0.0, s.total_seconds), self._hatches[0])
+                  + self._paint_bar(painter, layout.zoom_bar, layout.zoom_strip, layout.zoom_blocks, zoom_window(s),
+                                    self._hatches[1]))
+        paint_strips(painter, self._theme, strips)      # the two bars' strips together (none overlaps another)
         self._paint_zoom_lines(painter, layout)
         theme = self._theme
         if layout.token_labels:       # the plates in one call, then the numbers in one pen (none overlaps another)
@@ -217,8 +220,9 @@ class RequestTimeline(StateWidget):
                 + [fitted.drawn(key) for key, fitted in layout.labels.items()])
 
     def _paint_bar(self, painter: QPainter, bar: QRectF, strip: QRectF, blocks: tuple[Block, ...],
-                   window: tuple[float, float], hatch_fill: PatternFill) -> None:
-        """Blocks and strips of ``window`` = (start, end) seconds; what falls before the start is cut off."""
+                   window: tuple[float, float], hatch_fill: PatternFill) -> list[tuple]:
+        """The blocks of ``window`` = (start, end) seconds (what falls before the start is cut off); returns its
+        strips, for ``paint_strips``."""
         s, theme = self._state, self._theme
         painter.setPen(Qt.PenStyle.NoPen)
         split = x_of(s.prefill_seconds, window, bar.left(), bar.width())
@@ -241,6 +245,7 @@ class RequestTimeline(StateWidget):
         painter.setBrush(theme.color("background"))
         painter.drawRects(gap_rects(blocks, window, bar, gap))
         spans = {"prefill": (bar.left(), split), "decode": (split, bar.right())}
+        strips = []
         for phase in s.strip_phases:
             x0, x1 = spans[phase]
             if x1 - x0 < 1:
@@ -248,8 +253,9 @@ class RequestTimeline(StateWidget):
             dim = s.highlight is not None and s.highlight != phase
             utilisation = s.prefill_utilisation if phase == "prefill" else s.decode_utilisation
             utilisation *= max(0.0, min(1.0, s.strip_reveal[PHASES.index(phase)]))
-            paint_strip(painter, theme, QRectF(x0, strip.top() + 2, x1 - x0 - gap, strip.height() - 4), phase,
-                        utilisation, phase in s.compute_bound, dim)
+            strips.append((QRectF(x0, strip.top() + 2, x1 - x0 - gap, strip.height() - 4), phase, utilisation,
+                           phase in s.compute_bound, dim))
+        return strips
 
     def _paint_zoom_lines(self, painter: QPainter, layout: TimelineLayout) -> None:
         """A dashed outline around the stretch of the whole bar that the zoom enlarges, and the same around
@@ -271,10 +277,19 @@ class RequestTimeline(StateWidget):
             self._paint_break(painter, zoom.left() + zoom.height() * 0.4, zoom.top(), layout.zoom_strip.bottom())
 
     def _paint_break(self, painter: QPainter, x: float, top: float, bottom: float) -> None:
-        """The usual mark of a cut axis: a zigzag band across the bar (time before it is left out)."""
-        teeth = max(2, round((bottom - top) / 10))
-        step, reach = (bottom - top) / teeth, 4.0
-        points = [QPointF(x + (reach if n % 2 else -reach), top + n * step) for n in range(teeth + 1)]
-        for offset, role, width in ((0.0, "background", 5.0), (0.0, "text", 1.5)):
-            painter.setPen(QPen(self._theme.color(role), width))
-            painter.drawPolyline([QPointF(p.x() + offset, p.y()) for p in points])
+        """The usual mark of a cut axis: a zigzag band across the bar (time before it is left out). Kept as a
+        picture (the band's wide pens are stroked as paths, some fifty times the cost of laying the picture)."""
+        reach, widest = 4.0, 5.0
+        area = QRect(math.floor(x - reach - widest), math.floor(top - widest), math.ceil(2 * (reach + widest)) + 2,
+                     math.ceil(bottom - top + 2 * widest) + 2)
+        colours = [(self._theme.color(role), width) for role, width in (("background", widest), ("text", 1.5))]
+
+        def paint(band: QPainter) -> None:
+            teeth = max(2, round((bottom - top) / 10))
+            step = (bottom - top) / teeth
+            points = [QPointF(x + (reach if n % 2 else -reach), top + n * step) for n in range(teeth + 1)]
+            for colour, width in colours:
+                band.setPen(QPen(colour, width))
+                band.drawPolyline(points)
+        key = (x, top, bottom) + tuple(colour.rgba() for colour, _ in colours)
+        painter.drawPixmap(area.topLeft(), self._break.pixmap(key, self, paint, QColor(Qt.GlobalColor.transparent), area))

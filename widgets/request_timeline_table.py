@@ -30,6 +30,8 @@ FIGURE_PX_FACTOR = 4.0      # the large figure, at most this many times the floo
 BAR_MIN_PX = 90             # a column with bars is at least this wide, so a bar can be seen to grow
 FIGURE_TEMPLATE = "88.8%"    # as wide as a large figure usually is ("99%", "4,096", "205×")
 BAR_PER_FLOOR = 0.28        # the gauge under a cell's text (full width = 100%), in text floors (5 px at 768)
+# The colour role of a text other than a cell's or the large figure's label ("text").
+TEXT_ROLES = {"figure_value": "accent", "figure_note": "muted", "footnote": "muted"}
 # A cell's text: the first column (naming each row) left, the others centred; worked out once (an enum's ``|``
 # costs more than fitting a remembered text, and a layout fits some forty).
 CELL_ALIGN = {first: (Qt.AlignmentFlag.AlignLeft if first else Qt.AlignmentFlag.AlignHCenter)
@@ -208,28 +210,29 @@ class RequestTable(StateWidget):
             return
         self.painted(layout)
         region = event.region()
-        if layout.highlight is not None and self.exposed(region, layout.highlight):
+        # a whole repaint (a new build, a resize) asks no piece whether it is exposed
+        whole = region.rectCount() == 1 and region.boundingRect().contains(self.rect())
+        exposed = (lambda rect: True) if whole else (lambda rect: self.exposed(region, rect))
+        if layout.highlight is not None and exposed(layout.highlight):
             painter.fillRect(layout.highlight, theme.color("surface"))
             painter.setPen(QPen(theme.color("accent"), max(1.0, theme.scaled_line_width)))
             painter.drawRect(layout.highlight.adjusted(1, 1, -1, -1))
-        painter.setPen(QPen(theme.color("muted"), theme.size_scale))
+        thin = QPen(theme.color("muted"), theme.size_scale)
+        painter.setPen(thin)
         for row in layout.rows[1:]:
-            if self.exposed(region, QRectF(row.left(), row.top(), row.width(), 0.0)):
+            if exposed(QRectF(row.left(), row.top(), row.width(), 0.0)):
                 painter.drawLine(row.topLeft(), row.topRight())
-        painter.setPen(Qt.PenStyle.NoPen)
-        for track, share, bar_role in layout.bars:
-            if not self.exposed(region, track):
-                continue
-            bar_colour = theme.color(bar_role)
-            painter.fillRect(track, theme.color("surface"))
-            painter.setPen(QPen(theme.color("muted"), theme.size_scale))
-            painter.drawRect(track)
-            painter.fillRect(QRectF(track.left(), track.top(), max(1.0, track.width() * share), track.height()),
-                             bar_colour)
-        for key, fitted, in_figure in layout.texts:
-            if self.exposed(region, fitted.rect):
-                role = "accent" if key == "figure_value" else ("muted" if key in ("figure_note", "footnote") else "text")
-                painter.setPen(theme.color(role))
+        surface = theme.color("surface")
+        for track, share, bar_role in layout.bars:       # the pen stays the thin one: fills take no pen
+            if exposed(track):
+                painter.fillRect(track, surface)
+                painter.drawRect(track)
+                painter.fillRect(QRectF(track.left(), track.top(), max(1.0, track.width() * share), track.height()),
+                                 theme.color(bar_role))
+        colours = {role: theme.color(role) for role in ("text", "accent", "muted")}
+        for key, fitted, _ in layout.texts:
+            if exposed(fitted.rect):
+                painter.setPen(colours[TEXT_ROLES.get(key, "text")])
                 fitted.paint(painter, self._measure.font(fitted.px, fitted.bold))
         painter.end()
         # every text of the layout is shown, painted now or kept from before (worked out when asked)

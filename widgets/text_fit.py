@@ -20,11 +20,11 @@ import math
 import re
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QStaticText, QTransform
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter
 
 from engine.frozen import frozen
 from widgets.large_text import draws_from_glyph_images, paint_line
-from widgets.recent import recent
+from widgets.shaped_text import font_key, shaped_line
 from widgets.theme import Theme
 
 # The smallest text drawn, in screen pixels: readable on a laptop and, on a
@@ -88,35 +88,16 @@ class FittedText:
         painter.setFont(font)
         left, top, width, _ = self.rect.getRect()
         across = _sides(self.align)[3]
-        size_px, bold, family = font.pixelSize(), font.bold(), font.family()
         # drawn as paths by Qt above its glyph cache's size: from glyph images where the device allows
-        from_images = size_px > MAX_TEXT_PX and draws_from_glyph_images(painter)
+        from_images = font_key(font)[0] > MAX_TEXT_PX and draws_from_glyph_images(painter)
         for n, line in enumerate(self.lines):
-            shaped, line_width, line_height = _static_text(line, font, (line, size_px, bold, family))
+            shaped, line_width, line_height = shaped_line(line, font)
             at = QPointF(left + (width - line_width) * across,
                          top + n * self.line_height + (self.line_height - line_height) / 2)
             if from_images:
                 paint_line(painter, line, font, at)       # the glyphs' images, not their paths again
             else:
                 painter.drawStaticText(at, shaped)
-
-
-_STATIC_TEXTS: dict[tuple, tuple[QStaticText, float, float]] = {}
-STATIC_TEXTS_KEPT = 1000         # about 2 kB each: a frame draws a few hundred lines at most
-
-
-def _static_text(line: str, font: QFont, key: tuple) -> tuple[QStaticText, float, float]:
-    """``line`` shaped once for ``font`` (``key``: the line, the font's pixel size, boldness and family), with
-    its width and height: drawing a shaped text costs half of laying it out again every frame, and asking its
-    size again costs more than the rest of placing it."""
-    found = recent(_STATIC_TEXTS, key, STATIC_TEXTS_KEPT)
-    if found is None:
-        shaped = QStaticText(line)
-        shaped.setTextFormat(Qt.TextFormat.PlainText)
-        shaped.prepare(QTransform(), font)
-        size = shaped.size()
-        found = _STATIC_TEXTS[key] = (shaped, size.width(), size.height())
-    return found
 
 
 # Widths and two-line splits one ``TextMeasure`` remembers, each: a width costs ~220 bytes (its text, key and

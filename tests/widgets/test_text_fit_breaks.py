@@ -64,7 +64,7 @@ def test_shaped_lines_are_kept_for_the_lines_drawn_lately_and_never_without_boun
     """The shaped-text cache once held 5,000 lines (about 10 MB): ten minutes of autoplay drifted by 20 MB."""
     from PySide6.QtCore import QRectF
     from PySide6.QtGui import QImage, QPainter
-    from widgets import text_fit
+    from widgets import shaped_text, text_fit
     measure = TextMeasure()
     font = measure.font(18, False)
     image = QImage(400, 100, QImage.Format.Format_ARGB32_Premultiplied)
@@ -73,13 +73,13 @@ def test_shaped_lines_are_kept_for_the_lines_drawn_lately_and_never_without_boun
         def draw(line):
             text_fit.FittedText((line,), 18, False, QRectF(0, 0, 400, 30), Qt.AlignmentFlag.AlignLeft, 24).paint(
                 painter, font)
-        for n in range(3 * text_fit.STATIC_TEXTS_KEPT):
+        for n in range(3 * shaped_text.STATIC_TEXTS_KEPT):
             draw("on screen all along")                   # one line every frame draws
             draw(f"{n} tokens/s")                         # and one that changes every frame
     finally:
         painter.end()
-    assert len(text_fit._STATIC_TEXTS) <= text_fit.STATIC_TEXTS_KEPT + 1
-    assert ("on screen all along", 18, False, font.family()) in text_fit._STATIC_TEXTS
+    assert len(shaped_text._STATIC_TEXTS) <= shaped_text.STATIC_TEXTS_KEPT + 1
+    assert ("on screen all along", 18, False, font.family()) in shaped_text._STATIC_TEXTS
 
 
 def test_measured_widths_and_splits_are_kept_within_their_bound(qapp):
@@ -94,3 +94,19 @@ def test_measured_widths_and_splits_are_kept_within_their_bound(qapp):
         assert len(measure._widths) <= text_fit.MEASURES_KEPT
         assert len(measure._splits) <= text_fit.MEASURES_KEPT
     assert measure.width("一个字", 20, True) == measure.width("一个字", 20, True) > 0
+
+
+
+def test_each_font_is_drawn_at_its_own_size_however_many_fonts_come_and_go(qapp):
+    """``shaped_text.font_key`` keeps a font's size, weight and family by the font's id, and holds the font, so a
+    font made after another was dropped is never taken for it; and it keeps at most ``FONT_KEYS_KEPT``."""
+    from PySide6.QtGui import QFont
+    from widgets import shaped_text
+    for n in range(3 * shaped_text.FONT_KEYS_KEPT):
+        font = QFont()
+        font.setPixelSize(10 + n % 50)
+        font.setBold(n % 2 == 1)
+        assert shaped_text.font_key(font)[:2] == (10 + n % 50, n % 2 == 1)
+        assert shaped_text.shaped_line("kept", font)[2] > 0
+        del font                        # its id is free for the next font, of another size
+    assert len(shaped_text._FONT_KEYS) <= shaped_text.FONT_KEYS_KEPT
