@@ -181,7 +181,7 @@ class MemoryBars(StateWidget):
         pieces += [(QRectF(start, end).normalized(), ("leader", start.x(), start.y(), end.x(), end.y()))
                    for start, end in placed.leaders]
         pieces += [(_swatch_area(rect, theme), ("swatch", key, kind)) for key, (kind, rect) in placed.swatches.items()]
-        pieces += [(_text_area(key, fitted), (key, fitted.lines, fitted.px, fitted.bold, fitted.align.value,
+        pieces += [(_text_area(key, fitted), (key, fitted.lines, fitted.px, fitted.bold, fitted.align,
                                               placed.roles.get(key, "text")))
                    for key, fitted in placed.texts.items()]
         return pieces

@@ -41,6 +41,9 @@ LABEL_PX_FACTOR = 1.25      # labels start this much above the floor and shrink 
 # the meaning alone). The words on a block sit on a plate of its plain colour, so the hatch never crosses them.
 PHASE_PATTERNS = {"decode": Qt.BrushStyle.FDiagPattern}
 PATTERN_ALPHA = 0.6            # the hatch a little transparent: the phase's colour still reads first on a screen
+# Where a label sits in its box (worked out once: a ``|`` of Qt's flags is a call into Python's enum module)
+LEFT, RIGHT, CENTRE = (side | Qt.AlignmentFlag.AlignVCenter for side in (
+    Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignRight, Qt.AlignmentFlag.AlignHCenter))
 # The colour role of each label (each label also says in words what it is).
 LABEL_ROLE = {"prefill_bound": "compute", "decode_bound": "memory", "zoom": "muted", "scale": "muted",
               "strip": "muted", "start": "muted", "end": "text", "groups": "muted"}
@@ -127,21 +130,19 @@ class RequestTimeline(StateWidget):
                                 blocks_for_width(s, width, MIN_BLOCK_PX, zoom=True))
         prefill_end = x_of(s.prefill_seconds, zoom_window(s), left, width)
         boxes = {
-            "scale": (title_row, Qt.AlignmentFlag.AlignLeft),
-            "groups": (title_row, Qt.AlignmentFlag.AlignRight),
-            "decode_block": (self._decode_part(main_bar, s), Qt.AlignmentFlag.AlignCenter),
-            "start": (axis_row, Qt.AlignmentFlag.AlignLeft),
-            "end": (axis_row, Qt.AlignmentFlag.AlignRight),
-            "zoom": (QRectF(left, zoom_title.top(), prefill_end - left, row), Qt.AlignmentFlag.AlignLeft),
-            "decode_step": (QRectF(prefill_end, zoom_title.top(), left + width - prefill_end, row),
-                            Qt.AlignmentFlag.AlignLeft),
+            "scale": (title_row, LEFT),
+            "groups": (title_row, RIGHT),
+            "decode_block": (self._decode_part(main_bar, s), CENTRE),
+            "start": (axis_row, LEFT),
+            "end": (axis_row, RIGHT),
+            "zoom": (QRectF(left, zoom_title.top(), prefill_end - left, row), LEFT),
+            "decode_step": (QRectF(prefill_end, zoom_title.top(), left + width - prefill_end, row), LEFT),
             "prefill_block": (QRectF(left, zoom_bar.top(), prefill_end - left, zoom_bar.height()).adjusted(
-                4, 1, -4, -1), Qt.AlignmentFlag.AlignCenter),
-            "prefill_bound": (QRectF(left, bound_row.top(), prefill_end - left, row), Qt.AlignmentFlag.AlignLeft),
-            "decode_bound": (QRectF(prefill_end, bound_row.top(), left + width - prefill_end, row),
-                             Qt.AlignmentFlag.AlignLeft),
+                4, 1, -4, -1), CENTRE),
+            "prefill_bound": (QRectF(left, bound_row.top(), prefill_end - left, row), LEFT),
+            "decode_bound": (QRectF(prefill_end, bound_row.top(), left + width - prefill_end, row), LEFT),
             # under the whole bar's strip, between the axis' ends: it names the thin track just above it
-            "strip": (axis_row, Qt.AlignmentFlag.AlignCenter),
+            "strip": (axis_row, CENTRE),
         }
         texts = dict(s.labels)
         if len(layout.main_blocks) > 1 and layout.main_blocks[1].tokens > 1:
@@ -153,8 +154,7 @@ class RequestTimeline(StateWidget):
         for key in LABEL_PRIORITY:
             if key in texts and key in boxes:
                 box, align = boxes[key]
-                placer.place(key, texts[key], box, px, key in ("decode_block", "prefill_block"),
-                             align | Qt.AlignmentFlag.AlignVCenter)
+                placer.place(key, texts[key], box, px, key in ("decode_block", "prefill_block"), align)
         layout.labels = {key: fitted for key, _, fitted, _, _ in placer.placed}
         self._lay_out_token_numbers(layout, placer)
         return layout
@@ -168,12 +168,14 @@ class RequestTimeline(StateWidget):
         s = self._state
         window, bar = zoom_window(s), layout.zoom_bar
         numbered = []
+        left, top, width, height = bar.getRect()
+        f = placer.floor_px
         for n, block in enumerate(b for b in layout.zoom_blocks if b.phase == "decode"):
-            x0 = x_of(block.start_seconds, window, bar.left(), bar.width())
-            x1 = x_of(block.end_seconds, window, bar.left(), bar.width())
+            x0 = x_of(block.start_seconds, window, left, width)
+            x1 = x_of(block.end_seconds, window, left, width)
             text = s.token_text(n + 2)          # token 1 comes out of prefill
-            fitted = placer.fit(text, QRectF(x0, bar.top(), x1 - x0, bar.height()).adjusted(1, 0, -1, 0),
-                                placer.floor_px, False, Qt.AlignmentFlag.AlignCenter)
+            # at the floor, as the placer fits it (a dozen a layout, on every step of the dragged batch)
+            fitted = self._measure.fit(text, QRectF(x0 + 1, top, x1 - x0 - 2, height), f, False, CENTRE, floor_px=f)
             if fitted is None or not placer.clear(fitted.rect):
                 return
             numbered.append((fitted, text))

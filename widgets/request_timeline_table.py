@@ -110,17 +110,17 @@ class RequestTable(StateWidget):
             layout.rows.append(QRectF(0, top, x, row_h))
             if row == s.highlight_row and row >= 0:
                 layout.highlight = QRectF(0, top, x, row_h)
+            text_h = row_h - (bar_px + foot if gauged_row(row) else 0)
+            bold = row < 0 or row == s.highlight_row
             for column, cell in enumerate(cells):
                 if column not in columns or column in s.hidden_columns:
                     continue
-                rect = QRectF(lefts[column], top, columns[column], row_h)
+                left, width = lefts[column] + CELL_PAD_PX, columns[column] - 2 * CELL_PAD_PX
                 if cell.bar is not None and row >= 0:      # a thin gauge along the cell's foot, under its text
                     share = max(0.0, min(1.0, cell.bar))
-                    track = QRectF(rect.left() + CELL_PAD_PX, rect.bottom() - bar_px - foot,
-                                   rect.width() - 2 * CELL_PAD_PX, bar_px)
-                    layout.bars.append((track, share, cell.bar_role))
-                text_box = rect.adjusted(CELL_PAD_PX, 0, -CELL_PAD_PX, -(bar_px + foot if gauged_row(row) else 0))
-                fitted = self._measure.fit(cell.text, text_box, px, row < 0 or row == s.highlight_row,
+                    layout.bars.append((QRectF(left, top + row_h - bar_px - foot, width, bar_px), share,
+                                        cell.bar_role))
+                fitted = self._measure.fit(cell.text, QRectF(left, top, width, text_h), px, bold,
                                            CELL_ALIGN[column == 0], floor_px=f)
                 if fitted is not None:
                     layout.texts.append((cell.key or f"cell.{row}.{column}", fitted, False))
@@ -135,14 +135,18 @@ class RequestTable(StateWidget):
 
     def _natural_widths(self, px: int) -> dict[int, float]:
         """Each column's width at ``px``: its widest text (header included), at least ``BAR_MIN_PX`` with bars."""
-        s = self._state
-        widths = {}
-        for column in range(len(s.header)):
-            texts = [s.header[column]] + [row[column].text for row in s.rows if column < len(row)]
-            bold_width = max(self._measure.width(t, px, True) for t in texts) + 2 * CELL_PAD_PX
-            has_bar = any(column < len(row) and row[column].bar is not None for row in s.rows)
-            widths[column] = max(bold_width, BAR_MIN_PX if has_bar else 0)
-        return widths
+        s, width = self._state, self._measure.width
+        widest = [width(text, px, True) for text in s.header]
+        barred = [False] * len(widest)
+        for row in s.rows:                    # one pass over the cells (a layout measures every one, twice)
+            for column, cell in enumerate(row[:len(widest)]):
+                wide = width(cell.text, px, True)
+                if wide > widest[column]:
+                    widest[column] = wide
+                if cell.bar is not None:
+                    barred[column] = True
+        return {column: max(wide + 2 * CELL_PAD_PX, BAR_MIN_PX if barred[column] else 0)
+                for column, wide in enumerate(widest)}
 
     def _column_widths(self, natural: dict[int, float], available: float) -> dict[int, float]:
         """The columns' ``natural`` widths, columns from the right left out while the table is wider than
@@ -195,7 +199,7 @@ class RequestTable(StateWidget):
             pieces.append((layout.highlight, "highlight"))
         pieces += [(QRectF(row.left(), row.top(), row.width(), 0.0), "divider") for row in layout.rows[1:]]
         pieces += [(track, ("gauge", share, role)) for track, share, role in layout.bars]
-        pieces += [(fitted.rect, (key, fitted.lines, fitted.px, fitted.bold, fitted.align.value))
+        pieces += [(fitted.rect, (key, fitted.lines, fitted.px, fitted.bold, fitted.align))
                    for key, fitted, _ in layout.texts]
         return pieces
 

@@ -221,7 +221,7 @@ class RememberedFits(TextMeasure):
         self._fits: dict[tuple, FittedText | None] = {}
 
     def fit(self, text, box, px_max, bold, align=Qt.AlignmentFlag.AlignCenter, floor_px=FLOOR_PX, centre_x=None):
-        key = (text, box.x(), box.y(), box.width(), box.height(), px_max, bold, align.value, floor_px, centre_x)
+        key = (text, box.x(), box.y(), box.width(), box.height(), px_max, bold, align, floor_px, centre_x)   # (an int)
         if key not in self._fits:
             if len(self._fits) > self.CAPACITY:
                 self._fits.clear()
