@@ -28,15 +28,19 @@ class PatternFill:
 
     def __init__(self):
         self._still = StillPicture()
+        self._pattern: tuple[QBrush, tuple] | None = None       # the last pattern asked for, and what is read of it
+        self._brush: tuple[tuple, QBrush] | None = None          # the texture brush of the band painted last
 
     def brush(self, widget: QWidget, rect: QRectF, background: QColor, colour: QColor, pattern: QBrush) -> QBrush:
         """A brush that fills ``rect`` as painting ``colour`` then ``pattern`` over ``background`` would
         (``pattern``'s transform scaled, no rotation; the painter untransformed, NonCosmeticBrushPatterns on)."""
         top = math.floor(rect.top())
         band = QRect(0, top, max(1, widget.width()), max(1, math.ceil(rect.bottom()) - top))
-        transform = pattern.transform()
-        key = (background.rgba(), colour.rgba(), pattern.color().rgba(), pattern.style(),
-               transform.m11(), transform.m22(), transform.dx(), transform.dy())
+        if self._pattern is None or self._pattern[0] is not pattern:       # a caller that keeps its pattern asks once
+            transform = pattern.transform()
+            self._pattern = (pattern, (pattern.color().rgba(), pattern.style(), transform.m11(), transform.m22(),
+                                       transform.dx(), transform.dy()))
+        key = (background.rgba(), colour.rgba()) + self._pattern[1]
 
         def paint(painter: QPainter) -> None:
             painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)
@@ -46,6 +50,10 @@ class PatternFill:
                 painter.setBrush(fill)
                 painter.drawRect(whole)
 
-        texture = QBrush(self._still.pixmap(key, widget, paint, area=band))
-        texture.setTransform(QTransform.fromTranslate(band.x(), band.y()))
-        return texture
+        pixmap = self._still.pixmap(key, widget, paint, area=band)
+        laid = (self._still.picture_id(), band.x(), band.y())
+        if self._brush is None or self._brush[0] != laid:         # the same band: the same brush
+            texture = QBrush(pixmap)
+            texture.setTransform(QTransform.fromTranslate(band.x(), band.y()))
+            self._brush = (laid, texture)
+        return self._brush[1]

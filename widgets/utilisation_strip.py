@@ -25,10 +25,12 @@ def phase_colour(theme: Theme, phase: str) -> QColor:
 
 
 def dimmed(colour: QColor, dim: bool) -> QColor:
-    c = QColor(colour)
-    if dim:
-        c.setAlphaF(DIMMED_ALPHA)
-    return c
+    """``colour`` itself, or a copy of it faded (``dim``)."""
+    if not dim:
+        return colour
+    faded = QColor(colour)
+    faded.setAlphaF(DIMMED_ALPHA)
+    return faded
 
 
 def paint_strips(painter: QPainter, theme: Theme,
