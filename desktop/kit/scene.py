@@ -123,7 +123,7 @@ class Scene(QWidget):
     # -- what the frame reads ---------------------------------------------------------------------
     def text(self, key: str, count: int | None = None, **values) -> str:
         """This scene's text ``"<scene key>.<key>"`` in the current language (labels, controls, notes)."""
-        return self.kit.language.text(f"{self.key}.{key}", count=count, **values)
+        return self.kit.language.filled(f"{self.key}.{key}", values, count)
 
     def title(self) -> str:
         return self.kit.language.text(title_key(self.key))

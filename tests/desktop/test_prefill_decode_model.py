@@ -10,7 +10,7 @@ import pytest
 
 from desktop.kit import questions
 from desktop.scenes.prefill_decode import story as model
-from tests.desktop.stories import ANSWERS, story, what_if
+from tests.desktop.stories import ANSWERS, story, texts, what_if
 from engine import Scenario
 from engine.catalog import default_catalog
 from engine.compute import decode_crossover_batch
@@ -154,3 +154,16 @@ def test_each_compute_gauge_takes_the_colour_of_its_bound():
         busy = next(c for c in row if c.key.endswith(".busy"))
         batch = int(busy.key.split(".")[0])
         assert busy.bar_role == ("compute" if i.at_batch(batch).decode.bound == "compute" else "memory")
+
+
+def test_the_sweep_speaks_the_language_asked_for_even_for_a_remembered_row():
+    """The sweep's rows are kept by their report and words (a dragged batch reuses the fixed batches'): the same
+    reports in Chinese give Chinese rows, then English ones again."""
+    scenario = Scenario()
+    english = story(model.PrefillDecodeStory, scenario, build=model.BATCHING, key="prefill_decode").table()
+    chinese = story(model.PrefillDecodeStory, scenario, build=model.BATCHING, key="prefill_decode",
+                    language="zh").table()
+    again = story(model.PrefillDecodeStory, scenario, build=model.BATCHING, key="prefill_decode").table()
+    bound = texts("prefill_decode")["label"]["bound_memory"]
+    assert english.cell("1.bound").text == bound["en"] and chinese.cell("1.bound").text == bound["zh"]
+    assert again == english and chinese.cell("1.tpot") == english.cell("1.tpot")

@@ -167,13 +167,7 @@ def batch_table(story: "PrefillDecodeStory", text: Text) -> TableState:
         if batch in (s.batch, crossover):
             essential.add(len(rows))
         hypothetical |= not result.fits
-        d = result.decode
-        rows.append((Cell(format_count(batch) + ("" if result.fits else text("label.mark")), key=f"{batch}.batch"),
-                     Cell(format_percent(d.utilisation), bar=d.utilisation, key=f"{batch}.busy",
-                          bar_role=_bound_role(d.bound)),
-                     Cell(format_seconds(result.tpot_seconds), key=f"{batch}.tpot"),
-                     Cell(_bound(text, d.bound), key=f"{batch}.bound"),
-                     Cell(format_ratio(result.output_to_input_price_ratio), key=f"{batch}.price_ratio")))
+        rows.append(_sweep_row(result, batch, text))
     if story.build >= PRICE:
         figure = (text("label.price_figure", batch=format_count(s.batch)),
                   format_ratio(story.report.output_to_input_price_ratio), text("label.price_note"))
@@ -188,6 +182,32 @@ def batch_table(story: "PrefillDecodeStory", text: Text) -> TableState:
                       highlight_row=highlight, figure_label=figure[0], figure_value=figure[1], figure_note=figure[2],
                       footnote=text("label.hypothetical", mark=text("label.mark")) if hypothetical else "",
                       essential_rows=frozenset(essential), drop_order=(3, 2) if story.build >= PRICE else ())
+
+
+# The sweep's rows by what they show: a dragged batch moves one row, and the fixed batches' rows come from the same
+# remembered reports on every step (their figures formatted and cells made once, not on every frame).
+_SWEEP_ROWS: dict[tuple, tuple[Report, tuple[Cell, ...]]] = {}
+SWEEP_ROWS_KEPT = 64
+
+
+def _sweep_row(result: Report, batch: int, text: Text) -> tuple[Cell, ...]:
+    """One row of the batch sweep: batch (marked when it does not fit), compute in use, time per token, bound,
+    output ÷ input price. Kept by the report's identity (the entry holds the report, so no other has its id),
+    the batch and the words the language gives it."""
+    d = result.decode
+    mark, bound = "" if result.fits else text("label.mark"), _bound(text, d.bound)
+    key = (id(result), batch, mark, bound)
+    found = _SWEEP_ROWS.get(key)
+    if found is None:
+        if len(_SWEEP_ROWS) >= SWEEP_ROWS_KEPT:
+            _SWEEP_ROWS.clear()
+        found = _SWEEP_ROWS[key] = (result, (
+            Cell(format_count(batch) + mark, key=f"{batch}.batch"),
+            Cell(format_percent(d.utilisation), bar=d.utilisation, key=f"{batch}.busy", bar_role=_bound_role(d.bound)),
+            Cell(format_seconds(result.tpot_seconds), key=f"{batch}.tpot"),
+            Cell(bound, key=f"{batch}.bound"),
+            Cell(format_ratio(result.output_to_input_price_ratio), key=f"{batch}.price_ratio")))
+    return found[1]
 
 
 def table_state(story: "PrefillDecodeStory", text: Text) -> TableState:
