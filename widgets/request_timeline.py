@@ -87,6 +87,23 @@ def gap_rects(blocks: tuple[Block, ...], window: tuple[float, float], bar: QRect
     return rects
 
 
+def _around(whole: QRect, covered: list[QRectF]) -> list[QRect]:
+    """``whole`` but the whole pixels inside each of ``covered`` (side by side across ``whole``, top to bottom,
+    none overlapping another's rows): bands above, between and below them, and beside each."""
+    rects, y = [], whole.top()
+    for rect in covered:
+        left, right = math.ceil(rect.left()), math.floor(rect.right())
+        top, bottom = max(y, math.ceil(rect.top())), math.floor(rect.bottom())
+        if right <= left or bottom <= top:
+            continue
+        rects.append(QRect(whole.left(), y, whole.width(), top - y))
+        rects.append(QRect(whole.left(), top, left - whole.left(), bottom - top))
+        rects.append(QRect(right, top, whole.right() + 1 - right, bottom - top))
+        y = bottom
+    rects.append(QRect(whole.left(), y, whole.width(), whole.bottom() + 1 - y))
+    return [rect for rect in rects if rect.width() > 0 and rect.height() > 0]
+
+
 class RequestTimeline(StateWidget):
     """Draws a ``TimelineState``; holds no physics."""
     stage_sizes = ((200, 120), (1200, 360))
@@ -186,13 +203,18 @@ class RequestTimeline(StateWidget):
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)   # patterns scale (pattern_brush)
-        painter.fillRect(self.rect(), self._theme.color("background"))
         layout = self.layout_now()
         self._drawn, self._drawn_later = [], None
         if layout is None:
+            painter.fillRect(self.rect(), self._theme.color("background"))
             painter.end()
             return
         s = self._state
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self._theme.color("background"))
+        # the background but where the two bars lay opaque colour over every pixel anyway (none is dimmed)
+        painter.drawRects(_around(QRect(0, 0, self.width(), self.height()),
+                                  [] if s.highlight is not None else [layout.main_bar, layout.zoom_bar]))
         strips = (self._paint_bar(painter, layout.main_bar, layout.main_strip, layout.main_blocks,
                                   (0.0, s.total_seconds), self._hatches[0])
                   + self._paint_bar(painter, layout.zoom_bar, layout.zoom_strip, layout.zoom_blocks, zoom_window(s),

@@ -227,3 +227,25 @@ def test_the_gaps_in_whole_pixels_cover_what_their_fractional_rectangles_do(qapp
         images.append(image)
     assert len(exact) == len(blocks) and images[0] == images[1]
     assert gap_rects(blocks, window, bar, gap) is gap_rects(blocks, window, bar, gap)      # kept for the blocks
+
+
+@pytest.mark.parametrize("s", [state(), state(steps=0), state(prefill=9.0, step=0.031), state(prefill=0.0),
+                               state(highlight="decode"), state(prefill=0.146, step=1e-6, steps=3)])
+@pytest.mark.parametrize("size", [(1848, 428), (1003, 301), (621, 190)])
+def test_the_timeline_paints_every_pixel_itself(qtbot, s, size):
+    """It paints opaque (the stage is not painted under it) and leaves its background out where the bars cover
+    every pixel: no pixel of what was there before survives a paint."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QColor, QImage, QPainter, QRegion
+    from PySide6.QtWidgets import QWidget
+    widget = RequestTimeline(for_screen(THEMES["light"], 1080))
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.set_state(s)
+    image = QImage(*size, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor(255, 0, 255))
+    painter = QPainter(image)
+    widget.render(painter, QPoint(0, 0), QRegion(), QWidget.RenderFlag.DrawChildren)    # no background of Qt's
+    painter.end()
+    magenta = QColor(255, 0, 255).rgba()
+    assert not any(image.pixel(x, y) == magenta for y in range(size[1]) for x in range(size[0]))
