@@ -315,9 +315,9 @@ class MemoryBars(StateWidget):
 
     def _paint_texts(self, painter: QPainter, placed: Placed, region) -> None:
         """The swatches and texts this paint's ``region`` meets (the others stay on the screen)."""
-        theme = self._theme
+        theme, exposed = self._theme, self.exposure(region)
         for key, (kind, rect) in placed.swatches.items():
-            if not self.exposed(region, _swatch_area(rect, theme)):
+            if not exposed(_swatch_area(rect, theme)):
                 continue
             if kind in LINES:
                 painter.setPen(self._line_pen(kind))
@@ -329,7 +329,7 @@ class MemoryBars(StateWidget):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect)
         for key, fitted in placed.texts.items():
-            if self.exposed(region, _text_area(key, fitted)):
+            if exposed(_text_area(key, fitted)):
                 if key.startswith("value."):
                     painter.fillRect(_text_area(key, fitted), alpha(theme.color("surface"), 0.85))
                 painter.setPen(theme.color(placed.roles.get(key, "text")))

@@ -213,10 +213,7 @@ class RequestTable(StateWidget):
             painter.end()
             return
         self.painted(layout)
-        region = event.region()
-        # a whole repaint (a new build, a resize) asks no piece whether it is exposed
-        whole = region.rectCount() == 1 and region.boundingRect().contains(self.rect())
-        exposed = (lambda rect: True) if whole else (lambda rect: self.exposed(region, rect))
+        exposed = self.exposure(event.region())
         if layout.highlight is not None and exposed(layout.highlight):
             painter.fillRect(layout.highlight, theme.color("surface"))
             painter.setPen(QPen(theme.color("accent"), max(1.0, theme.scaled_line_width)))

@@ -14,7 +14,7 @@ Paint only what changed: a subclass that names the pieces of its layout
 (``_pieces(layout)``: each piece's rectangle and what is drawn there) is
 repainted, on a new state, only where a piece differs from the last paint's
 (Qt keeps the rest of the widget's pixels); its paint skips the pieces outside
-the region asked for (``exposed(event.region(), rect)``). A piece's rectangle covers
+the region asked for (``exposure(event.region())(rect)``). A piece's rectangle covers
 every pixel it touches (a text's box, a bar with its outline), and pieces are
 painted in the same order whatever the region, so the pixels are those of a
 whole repaint.
@@ -168,10 +168,21 @@ class StateWidget(QWidget):
         self._painted = None if pieces is None else (self._frame_now(), pieces)
         self._changes_pending = 0
 
-    def exposed(self, region: QRegion, rect: QRectF) -> bool:
-        """Whether a piece at ``rect`` is to be painted in a paint of ``region`` (the paint event's)."""
-        m = self.PIECE_MARGIN_PX
-        return region.intersects(rect.toAlignedRect().adjusted(-m, -m, m, m))
+    def exposure(self, region: QRegion) -> Callable[[QRectF], bool]:
+        """Whether a piece at a rectangle is to be painted in a paint of ``region`` (the paint event's): in a whole
+        repaint every piece; else one that ``region`` meets, first asked of its bounding rectangle in Python (most
+        pieces of a partial repaint lie far from it, and asking Qt costs three calls)."""
+        if region.rectCount() == 1 and region.boundingRect().contains(self.rect()):
+            return lambda rect: True
+        m, box = self.PIECE_MARGIN_PX, region.boundingRect()
+        left, top, right, bottom = box.left() - m, box.top() - m, box.right() + 1 + m, box.bottom() + 1 + m
+
+        def exposed(rect: QRectF) -> bool:
+            x, y, width, height = rect.getRect()
+            if x >= right or y >= bottom or x + width <= left or y + height <= top:
+                return False
+            return region.intersects(rect.toAlignedRect().adjusted(-m, -m, m, m))
+        return exposed
 
     def drawn_texts(self) -> list[DrawnText]:
         """Every text the last paint drew (key, text, px, rect in widget coordinates)."""
