@@ -114,6 +114,7 @@ class RequestTimeline(StateWidget):
         self._measure = RememberedFits()
         self._hatches = (PatternFill(), PatternFill())      # the decode hatch of the whole bar, of the zoom
         self._break = StillPicture()                        # the zigzag of a cut zoom
+        self._outline = StillPicture()                      # the zoom's dashed outline
         self._hatches_made: dict[tuple[str, bool], QBrush] = {}       # (phase, dimmed) -> its hatch
 
     # -- layout ----------------------------------------------------------------------------
@@ -302,14 +303,36 @@ class RequestTimeline(StateWidget):
         # a whole-pixel width: Qt's raster engine strokes a dashed pen of 1.4 px some twenty times slower than one
         # of 1 px, and this outline is redrawn on every step of a dragged slider
         width = max(1.0, float(round(self._theme.floor_px / 18)))
-        painter.setPen(QPen(self._theme.color("text"), width, Qt.PenStyle.DashLine))
+        pen = QPen(self._theme.color("text"), width, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(QRectF(start - 2, main.top() - 2, max(3.0, end - start) + 3,
                                 layout.main_strip.bottom() - main.top() + 4))
-        painter.drawRect(QRectF(zoom.left() - 2, zoom.top() - 2, zoom.width() + 3,
-                                layout.zoom_strip.bottom() - zoom.top() + 4))
+        self._paint_outline(painter, pen, QRectF(zoom.left() - 2, zoom.top() - 2, zoom.width() + 3,
+                                                 layout.zoom_strip.bottom() - zoom.top() + 4))
         if zoom_window(s)[0] > 0:
             self._paint_break(painter, zoom.left() + zoom.height() * 0.4, zoom.top(), layout.zoom_strip.bottom())
+
+    def _paint_outline(self, painter: QPainter, pen: QPen, rect: QRectF) -> None:
+        """``rect`` outlined in ``pen`` as ``drawRect`` outlines it, from a picture of it: the zoom's outline stays
+        put while the batch is dragged, and Qt strokes its 4,000 dashed pixels one by one on every paint. Only
+        its four edges are laid (the picture's inside is empty)."""
+        reach = math.ceil(pen.widthF()) + 1
+        area = QRect(math.floor(rect.left()) - reach, math.floor(rect.top()) - reach,
+                     math.ceil(rect.width()) + 2 * reach + 1, math.ceil(rect.height()) + 2 * reach + 1)
+
+        def paint(picture: QPainter) -> None:
+            picture.setPen(pen)
+            picture.setBrush(Qt.BrushStyle.NoBrush)
+            picture.drawRect(rect)
+        pixmap = self._outline.pixmap((rect.getRect(), pen.color().rgba(), pen.widthF()), self, paint,
+                                      QColor(Qt.GlobalColor.transparent), area)
+        edge = 2 * reach + 1                   # each edge's band: the pen's pixels, whichever way Qt rounds them
+        w, h, ratio = area.width(), area.height(), pixmap.devicePixelRatio()    # (the source in the pixmap's pixels)
+        for x, y, band_w, band_h in ((0, 0, w, edge), (0, h - edge, w, edge), (0, edge, edge, h - 2 * edge),
+                                     (w - edge, edge, edge, h - 2 * edge)):
+            painter.drawPixmap(QRectF(area.x() + x, area.y() + y, band_w, band_h), pixmap,
+                               QRectF(x * ratio, y * ratio, band_w * ratio, band_h * ratio))
 
     def _paint_break(self, painter: QPainter, x: float, top: float, bottom: float) -> None:
         """The usual mark of a cut axis: a zigzag band across the bar (time before it is left out). Kept as a
