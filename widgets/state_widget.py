@@ -150,7 +150,7 @@ class StateWidget(QWidget):
             return self._hashed[1]
         pieces = self._pieces(layout)
         if pieces is not None:      # the exact rectangle: a text moved by half a pixel is painted again
-            pieces = frozenset(((rect.x(), rect.y(), rect.width(), rect.height()), what) for rect, what in pieces)
+            pieces = frozenset((rect.getRect(), what) for rect, what in pieces)
         self._hashed = (layout, pieces)
         return pieces
 
