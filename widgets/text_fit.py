@@ -212,20 +212,34 @@ class TextMeasure:
 
 class RememberedFits(TextMeasure):
     """A ``TextMeasure`` whose fits are remembered: most labels read the same, in the same box, from one step
-    of a dragged control to the next, so only the ones that changed are fitted again."""
+    of a dragged control to the next, so only the ones that changed are fitted again. A box of the same size
+    elsewhere (a table's row moved down by one inserted above it) takes the fit found there, moved: where a
+    text fits depends on its box's size alone (unless it is centred on a point, ``centre_x``)."""
 
     CAPACITY = 4000
 
     def __init__(self):
         super().__init__()
         self._fits: dict[tuple, FittedText | None] = {}
+        self._sized: dict[tuple, FittedText | None] = {}      # fits in a box at (0, 0), by the box's size
 
     def fit(self, text, box, px_max, bold, align=Qt.AlignmentFlag.AlignCenter, floor_px=FLOOR_PX, centre_x=None):
-        key = (text, box.x(), box.y(), box.width(), box.height(), px_max, bold, align, floor_px, centre_x)   # (an int)
+        x, y, width, height = box.getRect()
+        key = (text, x, y, width, height, px_max, bold, align, floor_px, centre_x)   # (align: an int)
         if key not in self._fits:
             if len(self._fits) > self.CAPACITY:
                 self._fits.clear()
-            self._fits[key] = super().fit(text, box, px_max, bold, align, floor_px=floor_px, centre_x=centre_x)
+                self._sized.clear()
+            if centre_x is None:
+                sized = (text, width, height, px_max, bold, align, floor_px)
+                if sized not in self._sized:
+                    self._sized[sized] = super().fit(text, QRectF(0.0, 0.0, width, height), px_max, bold, align,
+                                                     floor_px=floor_px)
+                found = self._sized[sized]
+                self._fits[key] = None if found is None else FittedText(
+                    found.lines, found.px, found.bold, found.rect.translated(x, y), found.align, found.line_height)
+            else:
+                self._fits[key] = super().fit(text, box, px_max, bold, align, floor_px=floor_px, centre_x=centre_x)
         return self._fits[key]
 
 

@@ -110,3 +110,31 @@ def test_each_font_is_drawn_at_its_own_size_however_many_fonts_come_and_go(qapp)
         assert shaped_text.shaped_line("kept", font)[2] > 0
         del font                        # its id is free for the next font, of another size
     assert len(shaped_text._FONT_KEYS) <= shaped_text.FONT_KEYS_KEPT
+
+
+@pytest.mark.parametrize("align", [Qt.AlignmentFlag.AlignCenter, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom])
+def test_a_fit_remembered_for_a_box_of_the_same_size_elsewhere_is_the_fit_made_there(qapp, align, monkeypatch):
+    """RememberedFits moves a fit found in a box of the same size (a table row pushed down by one inserted above
+    it) rather than fitting again: the very rectangle a fresh fit gives, and one fit for the two places."""
+    from PySide6.QtCore import QRectF
+    from widgets.text_fit import RememberedFits
+    remembered, fresh = RememberedFits(), TextMeasure()
+    fitted = []
+    original = TextMeasure.fit
+
+    def counted(self, text, *args, **kwargs):
+        if self is remembered:
+            fitted.append(text)
+        return original(self, text, *args, **kwargs)
+    monkeypatch.setattr(TextMeasure, "fit", counted)       # (a Python class of ours, not Qt's)
+    text = "memory-bound: 0.241% of peak compute"
+    for x, y in ((10.3, 20.7), (200.125, 5.5), (0.0, 1e3 / 3)):
+        box = QRectF(x, y, 170.4, 61.25)
+        got = remembered.fit(text, box, 24, False, align)
+        want = fresh.fit(text, box, 24, False, align)
+        assert (got.lines, got.px, got.rect.getRect()) == (want.lines, want.px, want.rect.getRect())
+    assert fitted == [text]                                # fitted once, at (0, 0)
+    box = QRectF(3.5, 0, 200, 40)
+    centred = remembered.fit("8", box, 24, False, align, centre_x=20.0)
+    assert centred.rect.getRect() == fresh.fit("8", box, 24, False, align, centre_x=20.0).rect.getRect()
