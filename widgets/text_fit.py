@@ -216,12 +216,12 @@ class RememberedFits(TextMeasure):
     elsewhere (a table's row moved down by one inserted above it) takes the fit found there, moved: where a
     text fits depends on its box's size alone (unless it is centred on a point, ``centre_x``)."""
 
-    CAPACITY = 4000
+    CAPACITY = 4000           # fits kept, at a place and by size together (started afresh when full)
 
     def __init__(self):
         super().__init__()
+        # fits by text and box, and (keys of seven) fits in a box at (0, 0) by the box's size
         self._fits: dict[tuple, FittedText | None] = {}
-        self._sized: dict[tuple, FittedText | None] = {}      # fits in a box at (0, 0), by the box's size
 
     def fit(self, text, box, px_max, bold, align=Qt.AlignmentFlag.AlignCenter, floor_px=FLOOR_PX, centre_x=None):
         x, y, width, height = box.getRect()
@@ -229,13 +229,12 @@ class RememberedFits(TextMeasure):
         if key not in self._fits:
             if len(self._fits) > self.CAPACITY:
                 self._fits.clear()
-                self._sized.clear()
             if centre_x is None:
                 sized = (text, width, height, px_max, bold, align, floor_px)
-                if sized not in self._sized:
-                    self._sized[sized] = super().fit(text, QRectF(0.0, 0.0, width, height), px_max, bold, align,
-                                                     floor_px=floor_px)
-                found = self._sized[sized]
+                if sized not in self._fits:
+                    self._fits[sized] = super().fit(text, QRectF(0.0, 0.0, width, height), px_max, bold, align,
+                                                    floor_px=floor_px)
+                found = self._fits[sized]
                 self._fits[key] = None if found is None else FittedText(
                     found.lines, found.px, found.bold, found.rect.translated(x, y), found.align, found.line_height)
             else:

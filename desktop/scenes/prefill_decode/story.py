@@ -187,7 +187,7 @@ def batch_table(story: "PrefillDecodeStory", text: Text) -> TableState:
 # The sweep's rows by what they show: a dragged batch moves one row, and the fixed batches' rows come from the same
 # remembered reports on every step (their figures formatted and cells made once, not on every frame).
 _SWEEP_ROWS: dict[tuple, tuple[Report, tuple[Cell, ...]]] = {}
-SWEEP_ROWS_KEPT = 64
+SWEEP_ROWS_KEPT = 32       # (a scenario's sweep is four to six rows)
 
 
 def _sweep_row(result: Report, batch: int, text: Text) -> tuple[Cell, ...]:
