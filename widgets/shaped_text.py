@@ -30,10 +30,10 @@ def font_key(font: QFont) -> tuple[int, bool, str]:
     return found[1]
 
 
-def shaped_line(line: str, font: QFont) -> tuple[QStaticText, float, float]:
-    """``line`` shaped once for ``font`` (kept by the line and the font's size, boldness and family), with its
-    width and height."""
-    key = (line,) + font_key(font)
+def shaped_line(line: str, font: QFont, key: tuple[int, bool, str] | None = None) -> tuple[QStaticText, float, float]:
+    """``line`` shaped once for ``font`` (kept by the line and the font's size, boldness and family: ``key``, its
+    ``font_key`` when the caller has it), with its width and height."""
+    key = (line,) + (font_key(font) if key is None else key)
     found = recent(_STATIC_TEXTS, key, STATIC_TEXTS_KEPT)
     if found is None:
         shaped = QStaticText(line)

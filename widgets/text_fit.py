@@ -88,10 +88,11 @@ class FittedText:
         painter.setFont(font)
         left, top, width, _ = self.rect.getRect()
         across = _sides(self.align)[3]
+        key = font_key(font)
         # drawn as paths by Qt above its glyph cache's size: from glyph images where the device allows
-        from_images = font_key(font)[0] > MAX_TEXT_PX and draws_from_glyph_images(painter)
+        from_images = key[0] > MAX_TEXT_PX and draws_from_glyph_images(painter)
         for n, line in enumerate(self.lines):
-            shaped, line_width, line_height = shaped_line(line, font)
+            shaped, line_width, line_height = shaped_line(line, font, key)
             at = QPointF(left + (width - line_width) * across,
                          top + n * self.line_height + (self.line_height - line_height) / 2)
             if from_images:

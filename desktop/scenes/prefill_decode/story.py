@@ -114,9 +114,10 @@ def timeline_state(story: "PrefillDecodeStory", text: Text, reveal: tuple[float,
                                 if b == "compute"),
     )
     start, end = zoom_window(state)
-    zoom = text("label.zoom", seconds=format_seconds(end)) if start <= 0 else \
+    # into the state's own labels before anyone holds it (a state made again cost more than the rest of this)
+    state.labels["zoom"] = text("label.zoom", seconds=format_seconds(end)) if start <= 0 else \
         text("label.zoom_cut", start=format_seconds(start), end=format_seconds(end))
-    return replace(state, labels={**labels, "zoom": zoom})
+    return state
 
 
 def comparison_table(story: "PrefillDecodeStory", text: Text) -> TableState:
