@@ -29,7 +29,8 @@ class PatternFill:
     def __init__(self):
         self._still = StillPicture()
         self._pattern: tuple[QBrush, tuple] | None = None       # the last pattern asked for, and what is read of it
-        self._brush: tuple[tuple, QBrush] | None = None          # the texture brush of the band painted last
+        self._brush: QBrush | None = None          # the texture brush of the band painted last
+        self._wanted: tuple | None = None           # what that band was painted for
 
     def brush(self, widget: QWidget, rect: QRectF, background: QColor, colour: QColor, pattern: QBrush) -> QBrush:
         """A brush that fills ``rect`` as painting ``colour`` then ``pattern`` over ``background`` would
@@ -50,10 +51,13 @@ class PatternFill:
                 painter.setBrush(fill)
                 painter.drawRect(whole)
 
+        wanted = (key, band.x(), band.y(), band.width(), band.height(), widget.devicePixelRatioF())
+        if wanted != self._wanted:
+            # the band is painted again: a brush still holding its pixmap would have Qt copy it first (a new
+            # buffer each time, which the heap does not give back whole)
+            self._brush, self._wanted = None, wanted
         pixmap = self._still.pixmap(key, widget, paint, area=band)
-        laid = (self._still.picture_id(), band.x(), band.y())
-        if self._brush is None or self._brush[0] != laid:         # the same band: the same brush
-            texture = QBrush(pixmap)
-            texture.setTransform(QTransform.fromTranslate(band.x(), band.y()))
-            self._brush = (laid, texture)
-        return self._brush[1]
+        if self._brush is None:                  # the same band: the same brush
+            self._brush = QBrush(pixmap)
+            self._brush.setTransform(QTransform.fromTranslate(band.x(), band.y()))
+        return self._brush
