@@ -28,20 +28,15 @@ class PatternFill:
 
     def __init__(self):
         self._still = StillPicture()
-        self._pattern: tuple[QBrush, tuple] | None = None       # the last pattern asked for, and what is read of it
-        self._brush: QBrush | None = None          # the texture brush of the band painted last
-        self._wanted: tuple | None = None           # what that band was painted for
 
     def brush(self, widget: QWidget, rect: QRectF, background: QColor, colour: QColor, pattern: QBrush) -> QBrush:
         """A brush that fills ``rect`` as painting ``colour`` then ``pattern`` over ``background`` would
         (``pattern``'s transform scaled, no rotation; the painter untransformed, NonCosmeticBrushPatterns on)."""
         top = math.floor(rect.top())
         band = QRect(0, top, max(1, widget.width()), max(1, math.ceil(rect.bottom()) - top))
-        if self._pattern is None or self._pattern[0] is not pattern:       # a caller that keeps its pattern asks once
-            transform = pattern.transform()
-            self._pattern = (pattern, (pattern.color().rgba(), pattern.style(), transform.m11(), transform.m22(),
-                                       transform.dx(), transform.dy()))
-        key = (background.rgba(), colour.rgba()) + self._pattern[1]
+        transform = pattern.transform()
+        key = (background.rgba(), colour.rgba(), pattern.color().rgba(), pattern.style(),
+               transform.m11(), transform.m22(), transform.dx(), transform.dy())
 
         def paint(painter: QPainter) -> None:
             painter.setRenderHint(QPainter.RenderHint.NonCosmeticBrushPatterns, True)
@@ -51,13 +46,6 @@ class PatternFill:
                 painter.setBrush(fill)
                 painter.drawRect(whole)
 
-        wanted = (key, band.x(), band.y(), band.width(), band.height(), widget.devicePixelRatioF())
-        if wanted != self._wanted:
-            # the band is painted again: a brush still holding its pixmap would have Qt copy it first (a new
-            # buffer each time, which the heap does not give back whole)
-            self._brush, self._wanted = None, wanted
-        pixmap = self._still.pixmap(key, widget, paint, area=band)
-        if self._brush is None:                  # the same band: the same brush
-            self._brush = QBrush(pixmap)
-            self._brush.setTransform(QTransform.fromTranslate(band.x(), band.y()))
-        return self._brush
+        texture = QBrush(self._still.pixmap(key, widget, paint, area=band))
+        texture.setTransform(QTransform.fromTranslate(band.x(), band.y()))
+        return texture

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.request_timeline_state import (
@@ -115,7 +115,6 @@ class RequestTimeline(StateWidget):
         self._hatches = (PatternFill(), PatternFill())      # the decode hatch of the whole bar, of the zoom
         self._break = StillPicture()                        # the zigzag of a cut zoom
         self._outline = StillPicture()                      # the zoom's dashed outline
-        self._hatches_made: dict[tuple[str, bool], QBrush] = {}       # (phase, dimmed) -> its hatch
 
     # -- layout ----------------------------------------------------------------------------
     def _lay_out(self) -> TimelineLayout:
@@ -260,7 +259,10 @@ class RequestTimeline(StateWidget):
                 colour = dimmed(phase_colour(theme, phase), dim)
                 if phase in PHASE_PATTERNS:      # printed in grey, the two phases still differ: a texture
                     # the colour and its hatch over the background, laid in one blit (widgets.pattern_fill)
-                    colour = hatch_fill.brush(self, bar, theme.color("background"), colour, self._hatch(phase, dim))
+                    hatch = theme.color("surface")
+                    hatch.setAlphaF(PATTERN_ALPHA * (DIMMED_ALPHA if dim else 1.0))
+                    colour = hatch_fill.brush(self, bar, theme.color("background"), colour,
+                                              pattern_brush(hatch, PHASE_PATTERNS[phase], theme))
                 painter.setBrush(colour)
                 painter.drawRect(QRectF(x0, bar.top(), x1 - x0, bar.height()))
         gap = max(1.0, round(self._theme.floor_px * GAP_PER_FLOOR))
@@ -279,19 +281,6 @@ class RequestTimeline(StateWidget):
             strips.append((QRectF(x0, strip.top() + 2, x1 - x0 - gap, strip.height() - 4), phase, utilisation,
                            phase in s.compute_bound, dim))
         return strips
-
-    def _hatch(self, phase: str, dim: bool) -> QBrush:
-        """The hatch over ``phase``'s colour, made once per theme."""
-        found = self._hatches_made.get((phase, dim))
-        if found is None:
-            hatch = self._theme.color("surface")
-            hatch.setAlphaF(PATTERN_ALPHA * (DIMMED_ALPHA if dim else 1.0))
-            found = self._hatches_made[(phase, dim)] = pattern_brush(hatch, PHASE_PATTERNS[phase], self._theme)
-        return found
-
-    def set_theme(self, theme: Theme) -> None:
-        self._hatches_made.clear()
-        super().set_theme(theme)
 
     def _paint_zoom_lines(self, painter: QPainter, layout: TimelineLayout) -> None:
         """A dashed outline around the stretch of the whole bar that the zoom enlarges, and the same around

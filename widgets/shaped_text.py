@@ -22,10 +22,8 @@ def font_key(font: QFont) -> tuple[int, bool, str]:
     """``font``'s pixel size, boldness and family, asked of Qt once per font: texts are painted in fonts made once
     and never changed (``text_fit.TextMeasure.font``). An entry holds its font, so while it is kept no other font
     has that id."""
-    found = _FONT_KEYS.get(id(font))       # (not made the most recent: a look-up a line, the fonts few)
+    found = recent(_FONT_KEYS, id(font), FONT_KEYS_KEPT)
     if found is None:
-        if len(_FONT_KEYS) >= FONT_KEYS_KEPT:
-            _FONT_KEYS.clear()
         found = _FONT_KEYS[id(font)] = (font, (font.pixelSize(), font.bold(), font.family()))
     return found[1]
 

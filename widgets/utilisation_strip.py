@@ -25,12 +25,10 @@ def phase_colour(theme: Theme, phase: str) -> QColor:
 
 
 def dimmed(colour: QColor, dim: bool) -> QColor:
-    """``colour`` itself, or a copy of it faded (``dim``)."""
-    if not dim:
-        return colour
-    faded = QColor(colour)
-    faded.setAlphaF(DIMMED_ALPHA)
-    return faded
+    c = QColor(colour)
+    if dim:
+        c.setAlphaF(DIMMED_ALPHA)
+    return c
 
 
 def paint_strips(painter: QPainter, theme: Theme,
