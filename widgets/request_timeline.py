@@ -44,6 +44,7 @@ PATTERN_ALPHA = 0.6            # the hatch a little transparent: the phase's col
 # Where a label sits in its box (worked out once: a ``|`` of Qt's flags is a call into Python's enum module)
 LEFT, RIGHT, CENTRE = (side | Qt.AlignmentFlag.AlignVCenter for side in (
     Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignRight, Qt.AlignmentFlag.AlignHCenter))
+CLEAR = QColor(Qt.GlobalColor.transparent)    # the ground of the pictures laid over the bars (outline, zigzag)
 # The colour role of each label (each label also says in words what it is).
 LABEL_ROLE = {"prefill_bound": "compute", "decode_bound": "memory", "zoom": "muted", "scale": "muted",
               "strip": "muted", "start": "muted", "end": "text", "groups": "muted"}
@@ -314,8 +315,7 @@ class RequestTimeline(StateWidget):
             picture.setPen(pen)
             picture.setBrush(Qt.BrushStyle.NoBrush)
             picture.drawRect(rect)
-        pixmap = self._outline.pixmap((rect.getRect(), pen.color().rgba(), pen.widthF()), self, paint,
-                                      QColor(Qt.GlobalColor.transparent), area)
+        pixmap = self._outline.pixmap((rect.getRect(), pen.color().rgba(), pen.widthF()), self, paint, CLEAR, area)
         edge = 2 * reach + 1                   # each edge's band: the pen's pixels, whichever way Qt rounds them
         w, h, ratio = area.width(), area.height(), pixmap.devicePixelRatio()    # (the source in the pixmap's pixels)
         for x, y, band_w, band_h in ((0, 0, w, edge), (0, h - edge, w, edge), (0, edge, edge, h - 2 * edge),
@@ -339,4 +339,4 @@ class RequestTimeline(StateWidget):
                 band.setPen(QPen(colour, width))
                 band.drawPolyline(points)
         key = (x, top, bottom) + tuple(colour.rgba() for colour, _ in colours)
-        painter.drawPixmap(area.topLeft(), self._break.pixmap(key, self, paint, QColor(Qt.GlobalColor.transparent), area))
+        painter.drawPixmap(area.topLeft(), self._break.pixmap(key, self, paint, CLEAR, area))
