@@ -9,8 +9,11 @@ repainted, ``REFERENCE_FRAMES`` frames, measured before each scene and after
 the last; its p95 is the median of those passes (one pass's p95 moves by a
 quarter from one pass to the next). A scene's 95th percentile frame may be at
 most ``P95_SHARE`` of the reference's p95, and no frame while stepping through
-its builds more than ``MAX_FRAME_TIMES`` the reference's p95. Each figure is
-printed as that ratio, against its budget, once every scene is measured.
+its builds more than ``MAX_FRAME_TIMES`` the reference's p95. Each scene is measured in ``SCENE_PASSES``
+passes, and its p95 and its worst frame are the median of its passes' (the reference's p95 is a median of
+passes for the same reason): a stall of the machine in one pass does not decide, a frame the scene makes slow is
+slow in every pass. Each figure is printed as that ratio, against its budget, with the passes' range, once
+every scene is measured.
 
 Every registered scene (``desktop/scenes/registry.py``) is built as the projector shows it (in the
 slide frame, shown as a window of 1920x1080 on the offscreen raster platform,
@@ -64,6 +67,10 @@ DRIVERS = {
 SIZE = (1920, 1080)
 P95_SHARE = 0.6            # a scene's p95 frame against the reference's p95
 MAX_FRAME_TIMES = 4.0      # no single frame over this many reference p95s when stepping through builds
+# Passes of each scene: its p95 and its worst frame are each the median pass's, as the reference's p95 is (a
+# frame the machine stalls, 3x the reference's p95 in one pass out of five here, is the machine's; a frame the
+# scene makes slow is slow in every pass and stays).
+SCENE_PASSES = 3
 REFERENCE_FRAMES = 240
 REFERENCE_POINTS = 500
 FRAME_SECONDS = 1 / 60
@@ -207,21 +214,25 @@ def main() -> int:
     # the next on a shared machine, and the machine drifts over a run; the median pass is the yardstick.
     passes, measured = [percentile(measure_reference(app), 0.95)], {}
     for key in keys:
-        measured[key] = measure(registered[key].load(), args.frames, app)[0]
+        measured[key] = [measure(registered[key].load(), args.frames, app)[0] for _ in range(SCENE_PASSES)]
         passes.append(percentile(measure_reference(app), 0.95))
     reference = statistics.median(passes)
     print(f"reference    pyqtgraph PlotWidget {SIZE[0]}x{SIZE[1]}, {REFERENCE_POINTS} points, setData + repaint: "
           f"p95 {reference:5.2f} ms (the median of {len(passes)} passes, one before each scene and one after the "
           f"last: {min(passes):.2f} to {max(passes):.2f} ms)")
     over = False
-    for key, by_build in measured.items():
-        times = [t for build_times in by_build.values() for t in build_times]
-        p95, worst = percentile(times, 0.95) / reference, max(times) / reference
+    for key, runs in measured.items():
+        every_pass = [[t for build_times in by_build.values() for t in build_times] for by_build in runs]
+        p95s, worsts = [percentile(times, 0.95) for times in every_pass], [max(times) for times in every_pass]
+        p95_ms, worst_ms = statistics.median(p95s), statistics.median(worsts)
+        p95, worst = p95_ms / reference, worst_ms / reference
         late = p95 > P95_SHARE or worst > MAX_FRAME_TIMES
         over |= late
-        print(f"{key:14s} frames {len(times):4d}  p95 {p95:4.2f}x (budget {P95_SHARE}x)  "
-              f"worst {worst:4.2f}x (budget {MAX_FRAME_TIMES}x)  [p95 {percentile(times, 0.95):5.2f} ms, "
-              f"worst {max(times):6.2f} ms]  {'OVER BUDGET' if late else 'OK'}")
+        print(f"{key:14s} frames {len(every_pass[0]):4d}  p95 {p95:4.2f}x (budget {P95_SHARE}x)  "
+              f"worst {worst:4.2f}x (budget {MAX_FRAME_TIMES}x)  [p95 {p95_ms:5.2f} ms of {min(p95s):.2f} to "
+              f"{max(p95s):.2f}, worst {worst_ms:6.2f} ms of {min(worsts):.2f} to {max(worsts):.2f}]  "
+              f"{'OVER BUDGET' if late else 'OK'}")
+        by_build = runs[p95s.index(sorted(p95s)[len(p95s) // 2])]        # the median pass, build by build
         if late or args.verbose:
             paints = PaintCounter(app)       # a pass of its own: the counting filter is not timed
             _, painted = measure(registered[key].load(), args.frames, app, paints)

@@ -188,6 +188,11 @@ class TableState:
     ``highlight_row`` is drawn framed and in bold (the scenario's own row).
     ``figure_label``/``figure_value``: the large figure (e.g. the share of time in decode); empty: none.
     ``footnote``: a line under the rows (what a mark in a cell means).
+    ``widest``: per column, texts as wide as any its cells may show (the widest number a format gives, each word
+    a cell may say): the columns keep their widths while a dragged control changes the cells, so the rest of
+    the table stays put (and is not painted again) when a row comes or goes.
+    ``rows_sized_for``: the table's text is sized as if it had this many rows (its own, if more): a table whose
+    rows come and go as a control is dragged keeps one size of text.
     """
     header: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
@@ -199,6 +204,8 @@ class TableState:
     footnote: str = ""            # under the rows (what a mark in a cell means)
     drop_order: tuple[int, ...] = ()                # columns left out first when the table is too wide
     essential_rows: frozenset[int] = frozenset()    # kept when rows must be left out (others go first, bottom up)
+    widest: tuple[tuple[str, ...], ...] = ()
+    rows_sized_for: int = 0
 
     def cell(self, key: str) -> Cell | None:
         """The cell called ``key``, or None."""

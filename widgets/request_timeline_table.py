@@ -86,11 +86,15 @@ class RequestTable(StateWidget):
             text_h = self._measure.line_height(px, True) + 2
             return [text_h] + [text_h + (bar_px + foot if g else 0) for g in gauged]
 
+        def sized_height(px: int) -> float:        # of the header and the rows the text is sized for
+            rows = heights(px)
+            return sum(rows) + max(0, s.rows_sized_for - len(s.rows)) * rows[-1]
+
         natural: dict[int, dict[int, float]] = {}      # each column's widest text, per size: measured once
         for px in (round(f * LABEL_PX_FACTOR), f):       # the larger size only if every column fits at it
             natural[px] = self._natural_widths(px)
             columns = self._column_widths(natural[px], table_w if px == f else math.inf)
-            if sum(columns.values()) <= table_w and sum(heights(px)) + foot_h <= h:
+            if sum(columns.values()) <= table_w and sized_height(px) + foot_h <= h:
                 break
         columns = self._column_widths(natural[px], table_w)
         row_heights = heights(px)
@@ -134,9 +138,12 @@ class RequestTable(StateWidget):
         return layout
 
     def _natural_widths(self, px: int) -> dict[int, float]:
-        """Each column's width at ``px``: its widest text (header included), at least ``BAR_MIN_PX`` with bars."""
+        """Each column's width at ``px``: its widest text (header and ``widest`` included), at least ``BAR_MIN_PX``
+        with bars."""
         s, width = self._state, self._measure.width
         widest = [width(text, px, True) for text in s.header]
+        for column, texts in enumerate(s.widest[:len(widest)]):
+            widest[column] = max([widest[column]] + [width(text, px, True) for text in texts])
         barred = [False] * len(widest)
         for row in s.rows:                    # one pass over the cells (a layout measures every one, twice)
             for column, cell in enumerate(row[:len(widest)]):

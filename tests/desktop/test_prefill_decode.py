@@ -242,3 +242,23 @@ def test_a_batch_dragged_back_to_shows_what_a_fresh_scene_shows(make_scene):
         assert kept.state == new.state and hash(kept.state) == hash(new.state)
         assert kept.grab().toImage() == new.grab().toImage()
         assert kept.drawn_texts() == new.drawn_texts()
+
+
+@pytest.mark.parametrize("build", [model.BATCHING, model.PRICE])
+def test_a_batch_dragged_across_a_sweep_row_leaves_the_header_and_the_text_size_alone(make_scene, build):
+    """A row that comes or goes as the batch passes a fixed batch (7, 8, 10: the scenario's row joins the 8's,
+    then the 256's comes back) moves the rows below it, nothing else: the columns keep their widths and the text
+    its size (``TableState.widest``, ``rows_sized_for``), so the header is not painted again."""
+    scene = make_scene(screen=1080, size=(1848, 825))         # the table at 1848x396, as on a 1080p projector
+    scene.go_to_build(build, animate=False)
+    seen = []
+    for value in (11, 12, 13):          # batches 7, 8 and 10
+        scene.batch_slider.setValue(value)
+        scene.table.grab()
+        texts = scene.table.drawn_texts()
+        cells = [t for t in texts if not t.key.startswith(("figure", "footnote"))]      # the header's and rows'
+        seen.append(([t for t in cells if t.key.startswith("header.")], {t.px for t in cells}))
+    assert [scene.kit.store.scenario.batch] == [10]
+    headers, sizes = zip(*seen)
+    assert headers[0] and headers[0] == headers[1] == headers[2]
+    assert len(set().union(*sizes)) == 1

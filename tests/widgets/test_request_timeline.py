@@ -167,6 +167,24 @@ def test_table_keeps_its_text_readable_and_draws_no_hidden_column(qtbot, size, s
     assert "987" in texts                                  # the essential row, and the figure
 
 
+def test_columns_sized_for_their_widest_texts_keep_their_place_when_a_cell_widens(qtbot):
+    """A cell that grows within its column's ``widest`` texts (a batch of 4,096 after one of 7) moves no column:
+    the header is drawn where it was."""
+    widget = RequestTable(for_screen(THEMES["light"], 1080))
+    qtbot.addWidget(widget)
+    widget.resize(1880, 420)
+    widest = (("4,096*",), ("0.888%",), ("88.8 ms",), ("memory-bound", "compute-bound"), ("88.8×",))
+    headers = []
+    for batch, bound in (("7", "memory-bound"), ("4,096*", "compute-bound")):
+        state = table(widest=widest)
+        state = TableState(state.header, ((Cell(batch), Cell("1.84%"), Cell("31.2 ms"), Cell(bound), Cell("3×")),)
+                           + state.rows[1:], widest=widest)
+        widget.set_state(state)
+        widget.grab()
+        headers.append([t for t in widget.drawn_texts() if t.key.startswith("header.")])
+    assert headers[0] and headers[0] == headers[1]
+
+
 def test_a_column_named_first_in_drop_order_goes_first(qtbot):
     theme = for_screen(THEMES["light"], 768)
     widget = RequestTable(theme)

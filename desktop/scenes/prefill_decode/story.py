@@ -33,6 +33,9 @@ REQUEST, PREFILL, DECODE, SHARE, BATCHING, PRICE = range(len(BUILDS))
 # The batches the batching and price builds compare (the scenario's own and the crossover join them).
 SWEEP_BATCHES = (1, 8, 64, 256)
 Text = Callable[..., str]
+# As wide as any figure of its format in a table's column (three significant digits, tabular digits): what the
+# columns are sized for, so they keep their widths while the batch is dragged (``TableState.widest``).
+WIDEST_PERCENT, WIDEST_SECONDS, WIDEST_RATIO = format_percent(0.00888), format_seconds(0.0888), format_ratio(88.8)
 
 
 def sweep_batches(batch: int, crossover: int | None) -> tuple[int, ...]:
@@ -61,6 +64,11 @@ def phase(story: "PrefillDecodeStory") -> str:
 
 def _bound(text: Text, bound: str) -> str:
     return text(f"label.bound_{bound}")
+
+
+def _bounds(text: Text) -> tuple[str, str]:
+    """Both words a bound's cell may say."""
+    return _bound(text, "memory"), _bound(text, "compute")
 
 
 def _bound_role(bound: str) -> str:
@@ -147,7 +155,10 @@ def comparison_table(story: "PrefillDecodeStory", text: Text) -> TableState:
     )
     hidden = {REQUEST: frozenset({1, 2}), PREFILL: frozenset({2})}.get(story.build, frozenset())
     figure = story.build >= SHARE
-    return TableState(header, rows, hidden_columns=hidden,
+    # each figure column sized for the widest figure of its formats, the decode's time at this request's steps
+    widest = (WIDEST_PERCENT, WIDEST_SECONDS) + _bounds(text) + (text(
+        "label.decode_time", seconds=WIDEST_SECONDS, steps=format_count(steps), tpot=WIDEST_SECONDS),)
+    return TableState(header, rows, hidden_columns=hidden, widest=((), widest, widest),
                       figure_label=text("label.share") if figure else "",
                       figure_value=format_percent(r.decode_share) if figure else "",
                       figure_note=text("label.share_of", total=format_seconds(r.total_seconds)) if figure else "")
@@ -182,7 +193,10 @@ def batch_table(story: "PrefillDecodeStory", text: Text) -> TableState:
     return TableState(header, tuple(rows), hidden_columns=frozenset() if story.build >= PRICE else frozenset({4}),
                       highlight_row=highlight, figure_label=figure[0], figure_value=figure[1], figure_note=figure[2],
                       footnote=text("label.hypothetical", mark=text("label.mark")) if hypothetical else "",
-                      essential_rows=frozenset(essential), drop_order=(3, 2) if story.build >= PRICE else ())
+                      essential_rows=frozenset(essential), drop_order=(3, 2) if story.build >= PRICE else (),
+                      widest=((format_count(MAX_BATCH) + text("label.mark"),), (WIDEST_PERCENT,), (WIDEST_SECONDS,),
+                              _bounds(text), (WIDEST_RATIO,)),
+                      rows_sized_for=len(SWEEP_BATCHES) + 2)       # and the scenario's batch and the crossover
 
 
 # The sweep's rows by what they show: a dragged batch moves one row, and the fixed batches' rows come from the same
