@@ -86,19 +86,31 @@ class FittedText:
 
     def paint(self, painter: QPainter, font: QFont) -> None:
         painter.setFont(font)
-        left, top, width, _ = self.rect.getRect()
-        across = _sides(self.align)[3]
         key = font_key(font)
         # drawn as paths by Qt above its glyph cache's size: from glyph images where the device allows
-        from_images = key[0] > MAX_TEXT_PX and draws_from_glyph_images(painter)
-        for n, line in enumerate(self.lines):
-            shaped, line_width, line_height = shaped_line(line, font, key)
-            at = QPointF(left + (width - line_width) * across,
-                         top + n * self.line_height + (self.line_height - line_height) / 2)
-            if from_images:
+        if key[0] > MAX_TEXT_PX and draws_from_glyph_images(painter):
+            for line, at in self._placed(font, key):
                 paint_line(painter, line, font, at)       # the glyphs' images, not their paths again
-            else:
-                painter.drawStaticText(at, shaped)
+            return
+        for line, at in self._placed(font, key):
+            painter.drawStaticText(at, shaped_line(line, font, key)[0])
+
+    def _placed(self, font: QFont, key: tuple[int, bool, str]) -> tuple[tuple[str, QPointF], ...]:
+        """Each line and the top left it is drawn at in ``font`` (whose ``font_key`` is ``key``): worked out at
+        the first paint and kept with the fit, which never changes (a remembered fit is painted on every step of
+        a dragged control, and placing its lines cost as much as drawing a short one)."""
+        kept = self.__dict__.get("_kept_placement")
+        if kept is None or kept[0] != key:
+            left, top, width, _ = self.rect.getRect()
+            across = _sides(self.align)[3]
+            placed = []
+            for n, line in enumerate(self.lines):
+                _, line_width, line_height = shaped_line(line, font, key)
+                placed.append((line, QPointF(left + (width - line_width) * across,
+                                             top + n * self.line_height + (self.line_height - line_height) / 2)))
+            kept = (key, tuple(placed))
+            object.__setattr__(self, "_kept_placement", kept)     # not a field: equality and hash ignore it
+        return kept[1]
 
 
 # Widths and two-line splits one ``TextMeasure`` remembers, each: a width costs ~220 bytes (its text, key and
