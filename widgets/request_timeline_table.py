@@ -90,13 +90,13 @@ class RequestTable(StateWidget):
             rows = heights(px)
             return sum(rows) + max(0, s.rows_sized_for - len(s.rows)) * rows[-1]
 
-        natural: dict[int, dict[int, float]] = {}      # each column's widest text, per size: measured once
         for px in (round(f * LABEL_PX_FACTOR), f):       # the larger size only if every column fits at it
-            natural[px] = self._natural_widths(px)
-            columns = self._column_widths(natural[px], table_w if px == f else math.inf)
-            if sum(columns.values()) <= table_w and sized_height(px) + foot_h <= h:
+            if px != f and sized_height(px) + foot_h > h:
+                continue                           # too tall at this size: its widths need not be measured
+            natural = self._natural_widths(px)
+            if px == f or sum(natural.values()) <= table_w:
                 break
-        columns = self._column_widths(natural[px], table_w)
+        columns = self._column_widths(natural, table_w)
         row_heights = heights(px)
         room = max(0, len(s.rows))
         while room > 0 and row_heights[0] + sum(sorted(row_heights[1:])[:room]) + foot_h > h:
