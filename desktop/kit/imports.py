@@ -17,7 +17,9 @@ on that import's lock, or fail in it ("can't register atexit after shutdown").
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
+import time
 
 LIBRARIES = ("numpy", "pyqtgraph")
 # What a scene's preparation starts a process with (``desktop.kit.tokenizer_process``): imported first, so that no
@@ -33,11 +35,43 @@ _done: set[str] = set()       # imported by the thread, or failed there (a modul
                               # of its import on, so that says nothing of whether it is ready)
 
 
+# pyqtgraph copies every name of Qt's three main modules into its own (``pyqtgraph.Qt``), and PySide makes each
+# class and enum of a module when it is first asked for: in one piece, that held Python's lock (GIL) for 60 ms at a
+# time here, the window's longest stall after its first frame. The same names asked for first, a few at a time
+# with the lock let go between (``time.sleep(0)``), leave pyqtgraph nothing to make: the longest hold is then
+# numpy's own start (20-26 ms).
+QT_MODULES_PYQTGRAPH_COPIES = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
+NAMES_BETWEEN_YIELDS = 10
+
+
+def _make_qt_names() -> None:
+    """Every name of the Qt modules pyqtgraph copies, made now, yielding the lock every few names."""
+    for module_name in QT_MODULES_PYQTGRAPH_COPIES:
+        module = importlib.import_module(module_name)
+        for n, name in enumerate(dir(module)):
+            if _stop.is_set():
+                return
+            getattr(module, name, None)
+            if n % NAMES_BETWEEN_YIELDS == 0:
+                _let_go()
+
+
+def _let_go() -> None:
+    """Let Python's lock go for a moment: the window's turn."""
+    time.sleep(0)
+
+
+# What an import needs done first, in pieces (on the same thread).
+BEFORE_IMPORT = {"pyqtgraph": _make_qt_names}
+
+
 def _import(names: tuple[str, ...]) -> None:
     for name in names:
         if _stop.is_set():
             return
         try:
+            if name in BEFORE_IMPORT and name not in sys.modules:
+                BEFORE_IMPORT[name]()
             importlib.import_module(name)
         except Exception:         # the UI thread's own import raises it again, where it is shown
             pass

@@ -52,6 +52,24 @@ def test_when_the_app_ends_the_thread_finishes_the_module_it_is_importing_and_st
         sys.modules.pop(name, None)
 
 
+def test_before_pyqtgraph_the_thread_makes_the_qt_names_it_copies_letting_the_lock_go_between(
+        tmp_path, monkeypatch, fresh_imports):
+    """pyqtgraph copies every name of QtCore, QtGui and QtWidgets, and PySide makes each on first asking: asked for
+    first, a few at a time with the lock let go between, and only before a pyqtgraph not yet imported."""
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    (tmp_path / "idle_plot_library.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yields = []
+    monkeypatch.setattr(imports, "_let_go", lambda: yields.append(1))
+    monkeypatch.setattr(imports, "BEFORE_IMPORT", {"idle_plot_library": imports._make_qt_names, "sys": pytest.fail})
+    imports.import_in_background(["sys", "idle_plot_library"]).join(timeout=60)
+    names = sum(len(dir(module)) for module in (QtCore, QtGui, QtWidgets))
+    assert len(yields) >= names // imports.NAMES_BETWEEN_YIELDS
+    assert imports.ready("idle_plot_library")
+    sys.modules.pop("idle_plot_library", None)
+
+
 def test_a_scenes_idle_work_waits_while_the_thread_imports(qtbot, monkeypatch):
     from PySide6.QtWidgets import QWidget
 
