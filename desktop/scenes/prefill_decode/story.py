@@ -155,10 +155,10 @@ def comparison_table(story: "PrefillDecodeStory", text: Text) -> TableState:
     )
     hidden = {REQUEST: frozenset({1, 2}), PREFILL: frozenset({2})}.get(story.build, frozenset())
     figure = story.build >= SHARE
-    # each figure column sized for the widest figure of its formats, the decode's time at this request's steps
-    widest = (WIDEST_PERCENT, WIDEST_SECONDS) + _bounds(text) + (text(
-        "label.decode_time", seconds=WIDEST_SECONDS, steps=format_count(steps), tpot=WIDEST_SECONDS),)
-    return TableState(header, rows, hidden_columns=hidden, widest=((), widest, widest),
+    # each phase's column sized for the widest figure of its formats, the decode's for its time at these steps
+    widest = (WIDEST_PERCENT, WIDEST_SECONDS) + _bounds(text)
+    decode_time = text("label.decode_time", seconds=WIDEST_SECONDS, steps=format_count(steps), tpot=WIDEST_SECONDS)
+    return TableState(header, rows, hidden_columns=hidden, widest=((), widest, widest + (decode_time,)),
                       figure_label=text("label.share") if figure else "",
                       figure_value=format_percent(r.decode_share) if figure else "",
                       figure_note=text("label.share_of", total=format_seconds(r.total_seconds)) if figure else "")
