@@ -145,7 +145,7 @@ class RequestTable(StateWidget):
         for column, texts in enumerate(s.widest[:len(widest)]):
             widest[column] = max([widest[column]] + [width(text, px, True) for text in texts])
         barred = [False] * len(widest)
-        for row in s.rows:                    # one pass over the cells (a layout measures every one, twice)
+        for row in s.rows:                    # one pass over the cells (a layout may measure them at two sizes)
             for column, cell in enumerate(row[:len(widest)]):
                 wide = width(cell.text, px, True)
                 if wide > widest[column]:

@@ -87,12 +87,13 @@ class FittedText:
     def paint(self, painter: QPainter, font: QFont) -> None:
         painter.setFont(font)
         key = font_key(font)
+        placed = self._placed(font, key)
         # drawn as paths by Qt above its glyph cache's size: from glyph images where the device allows
         if key[0] > MAX_TEXT_PX and draws_from_glyph_images(painter):
-            for line, at in self._placed(font, key):
+            for line, at in placed:
                 paint_line(painter, line, font, at)       # the glyphs' images, not their paths again
             return
-        for line, at in self._placed(font, key):
+        for line, at in placed:
             painter.drawStaticText(at, shaped_line(line, font, key)[0])
 
     def _placed(self, font: QFont, key: tuple[int, bool, str]) -> tuple[tuple[str, QPointF], ...]:
