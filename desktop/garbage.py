@@ -13,19 +13,23 @@ behaviour, at moments when no Qt event is half delivered.
 
 A full collection walks every object the app has. Most of them live as long as
 it does: the modules, their classes and functions, the window, the scenes. So
-once start-up is over (everything collected: ~50,000 objects, ~15 ms), and
-again once the thread that imports every scene and the plotting libraries
-(``desktop.kit.imports``) is done (the young generations collected), whatever
-survives is frozen (``gc.freeze``): no later collection walks it again. While
-that thread imports, no full collection runs: it would walk every module
+at the first check after start-up everything is frozen as it is (``gc.freeze``:
+no later collection walks it again), and again once the thread that imports
+every scene and the plotting libraries (``desktop.kit.imports``) is done (the
+young generations collected first). Start-up is frozen without a collection:
+walking its 20,000-50,000 objects stalled the window for 10-28 ms just after
+its first frame, to free some 500 (70 KB). While that thread imports, checks
+come every 20 ms and the young generations are collected often, so each walks
+a few thousand objects; no full collection runs: it would walk every module
 imported so far (numpy and pyqtgraph among them) and stall the window for
 100-300 ms, on the first visits a presenter makes. Frozen objects are still
 freed when nothing refers to them; only a cycle among them is kept for good:
-one that becomes garbage later (the app drops none: its scenes and windows
-live until it ends), or one that had already reached the oldest generation
-during the imports' second or two, which the young collection before that
-freeze does not look at (a one-time cost; it never grows). The test run
-freezes nothing (``FREEZES``): each test's objects must go before the next.
+start-up's garbage, one that becomes garbage later (the app drops none: its
+scenes and windows live until it ends), or one that had already reached the
+oldest generation during the imports' second or two, which the young
+collection before that freeze does not look at (a one-time cost; it never
+grows). The test run freezes nothing (``FREEZES``): each test's objects must
+go before the next.
 After a full collection (at most every ``TRIM_INTERVAL_SECONDS``) the C heap's
 free pages go back to the system (``give_back_free_memory``).
 """
@@ -42,12 +46,18 @@ from desktop.kit import imports
 # Often enough that garbage never piles up (a busy second allocates well under a generation's worth of
 # cycles); a check that finds nothing to do costs a microsecond.
 CHECK_INTERVAL_MS = 250
+# While the import thread runs: it makes some 100,000 objects a second, and a young collection walks every one made
+# since the last. Checked every 250 ms, each walked 25,000-100,000 (10-23 ms on the UI thread), and the young
+# collection at the imports' end walked all of generation 1 (40 ms): the window's longest stalls after its first
+# frame. Checked this often, each walks a few thousand (under a millisecond) and generation 1 stays small.
+IMPORTING_CHECK_INTERVAL_MS = 20
+YOUNG_COLLECTIONS_WHILE_IMPORTING = 2     # generation 1 collected after this many of generation 0 (Python's: 10)
 # The heap's free pages go back to the system after a full collection, at most this often (a trim walks the
 # heap: 9.5 ms once 100 MB of small objects had just been freed, between events).
 TRIM_INTERVAL_SECONDS = 30.0
 _last_trim: float | None = None
 _trim = False            # not looked up yet
-# The stages whose survivors are frozen: "start-up" (the first check with no import thread running) and
+# The stages whose survivors are frozen: "start-up" (the first check) and
 # "imports" (the first check after that thread is done).
 _settled: set[str] = set()
 _collector = None         # the application's UiThreadCollector, once made
@@ -61,31 +71,40 @@ class UiThreadCollector(QObject):
         super().__init__(parent)
         gc.disable()
         self._timer = QTimer(self)
-        self._timer.setInterval(CHECK_INTERVAL_MS)
-        self._timer.timeout.connect(self.check)
+        self._timer.setInterval(_interval_ms())
+        self._timer.timeout.connect(self._tick)
         self._timer.start()
+
+    def _tick(self) -> None:
+        self.check()
+        interval = _interval_ms()
+        if self._timer.interval() != interval:
+            self._timer.setInterval(interval)
+
+    def interval_ms(self) -> int:
+        """How often it checks now: more often while the import thread runs."""
+        return self._timer.interval()
 
     @staticmethod
     def check() -> int:
         """Collect the oldest generation whose count has passed its threshold, as Python's own trigger would
-        (at most generation 1 while the import thread runs); at the end of start-up (all of it) and of the
-        imports (the young generations), with what survives frozen. Returns the generation collected, or -1 when
-        none was due."""
-        oldest = 2
+        (while the import thread runs: at most generation 1, and that one more often); at the first check freeze
+        start-up as it is, and at the end of the imports the young generations, then freeze what survives.
+        Returns the generation collected, or -1 when none was."""
+        if FREEZES and "start-up" not in _settled:
+            _settled.add("start-up")
+            gc.freeze()
+            return -1
+        oldest, thresholds = 2, gc.get_threshold()
         if imports.importing():
-            oldest = 1
-        else:
-            stage = "imports" if imports.started() else "start-up"
-            if stage not in _settled and FREEZES:
-                _settled.add(stage)
-                # Start-up's collection is a full one: with the automatic collector off from the start, the
-                # oldest generation is still all but empty. The imports' is of the young generations: a full
-                # one would walk every module imported (100-300 ms, the stall this avoids).
-                oldest = 2 if stage == "start-up" else 1
-                gc.collect(oldest)
-                gc.freeze()
-                return oldest
-        counts, thresholds = gc.get_count(), gc.get_threshold()
+            oldest, thresholds = 1, (thresholds[0], min(thresholds[1], YOUNG_COLLECTIONS_WHILE_IMPORTING), 0)
+        elif FREEZES and imports.started() and "imports" not in _settled:
+            # the young generations only: a full collection would walk every module imported (100-300 ms)
+            _settled.add("imports")
+            gc.collect(1)
+            gc.freeze()
+            return 1
+        counts = gc.get_count()
         due = [generation for generation in range(oldest + 1) if counts[generation] > thresholds[generation]]
         if not due:
             return -1
@@ -93,6 +112,11 @@ class UiThreadCollector(QObject):
         if due[-1] == 2:
             give_back_free_memory()
         return due[-1]
+
+
+def _interval_ms() -> int:
+    """Often until the import thread is done (before it starts too: its first check is then not 250 ms late)."""
+    return CHECK_INTERVAL_MS if imports.started() and not imports.importing() else IMPORTING_CHECK_INTERVAL_MS
 
 
 def give_back_free_memory(now: float | None = None) -> bool:
