@@ -19,12 +19,13 @@ import math
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.request_timeline_state import (
     LABEL_PRIORITY, LAYOUTS_KEPT, PHASES, Block, TimelineState, blocks_for_width, x_of, zoom_window,
 )
+from widgets.dashed_outline import CLEAR, DashedOutline
 from widgets.pattern_fill import PatternFill
 from widgets.recent import recent
 from widgets.state_widget import StateWidget
@@ -44,7 +45,6 @@ PATTERN_ALPHA = 0.6            # the hatch a little transparent: the phase's col
 # Where a label sits in its box (worked out once: a ``|`` of Qt's flags is a call into Python's enum module)
 LEFT, RIGHT, CENTRE = (side | Qt.AlignmentFlag.AlignVCenter for side in (
     Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignRight, Qt.AlignmentFlag.AlignHCenter))
-CLEAR = QColor(Qt.GlobalColor.transparent)    # the ground of the pictures laid over the bars (outline, zigzag)
 # The colour role of each label (each label also says in words what it is).
 LABEL_ROLE = {"prefill_bound": "compute", "decode_bound": "memory", "zoom": "muted", "scale": "muted",
               "strip": "muted", "start": "muted", "end": "text", "groups": "muted"}
@@ -115,7 +115,7 @@ class RequestTimeline(StateWidget):
         self._measure = RememberedFits()
         self._hatches = (PatternFill(), PatternFill())      # the decode hatch of the whole bar, of the zoom
         self._break = StillPicture()                        # the zigzag of a cut zoom
-        self._outline = StillPicture()                      # the zoom's dashed outline
+        self._outline = DashedOutline()                     # the zoom's dashed outline
 
     # -- layout ----------------------------------------------------------------------------
     def _lay_out(self) -> TimelineLayout:
@@ -298,30 +298,11 @@ class RequestTimeline(StateWidget):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(QRectF(start - 2, main.top() - 2, max(3.0, end - start) + 3,
                                 layout.main_strip.bottom() - main.top() + 4))
-        self._paint_outline(painter, pen, QRectF(zoom.left() - 2, zoom.top() - 2, zoom.width() + 3,
-                                                 layout.zoom_strip.bottom() - zoom.top() + 4))
+        # the zoom's own outline stays put while the batch is dragged: laid from a picture (widgets.dashed_outline)
+        self._outline.paint(painter, self, QRectF(zoom.left() - 2, zoom.top() - 2, zoom.width() + 3,
+                                                  layout.zoom_strip.bottom() - zoom.top() + 4), pen)
         if zoom_window(s)[0] > 0:
             self._paint_break(painter, zoom.left() + zoom.height() * 0.4, zoom.top(), layout.zoom_strip.bottom())
-
-    def _paint_outline(self, painter: QPainter, pen: QPen, rect: QRectF) -> None:
-        """``rect`` outlined in ``pen`` as ``drawRect`` outlines it, from a picture of it: the zoom's outline stays
-        put while the batch is dragged, and Qt strokes its 4,000 dashed pixels one by one on every paint. Only
-        its four edges are laid (the picture's inside is empty)."""
-        reach = math.ceil(pen.widthF()) + 1
-        area = QRect(math.floor(rect.left()) - reach, math.floor(rect.top()) - reach,
-                     math.ceil(rect.width()) + 2 * reach + 1, math.ceil(rect.height()) + 2 * reach + 1)
-
-        def paint(picture: QPainter) -> None:
-            picture.setPen(pen)
-            picture.setBrush(Qt.BrushStyle.NoBrush)
-            picture.drawRect(rect)
-        pixmap = self._outline.pixmap((rect.getRect(), pen.color().rgba(), pen.widthF()), self, paint, CLEAR, area)
-        edge = 2 * reach + 1                   # each edge's band: the pen's pixels, whichever way Qt rounds them
-        w, h, ratio = area.width(), area.height(), pixmap.devicePixelRatio()    # (the source in the pixmap's pixels)
-        for x, y, band_w, band_h in ((0, 0, w, edge), (0, h - edge, w, edge), (0, edge, edge, h - 2 * edge),
-                                     (w - edge, edge, edge, h - 2 * edge)):
-            painter.drawPixmap(QRectF(area.x() + x, area.y() + y, band_w, band_h), pixmap,
-                               QRectF(x * ratio, y * ratio, band_w * ratio, band_h * ratio))
 
     def _paint_break(self, painter: QPainter, x: float, top: float, bottom: float) -> None:
         """The usual mark of a cut axis: a zigzag band across the bar (time before it is left out). Kept as a

@@ -10,8 +10,9 @@ headline (``LABEL_PRIORITY``); a label that would cover another is left out
 (``LabelPlacer``). A row's title is keyed by the row ("title.naive"), so a formula card finds the
 figure it explains (``label_rects()``). Parts are filled by ``widgets.bar_paint``, as the ratio bars'
 are: one look per pattern in every picture.
-Painting is a handful of rectangles and texts: cheap enough for every frame
-of a reveal (``grow`` moving from 0 to 1).
+Painting is a handful of rectangles and texts, and each bar's dotted outline laid from a picture
+(``widgets.dashed_outline``: stroked, it cost a millisecond a bar): cheap enough for every frame of a reveal
+(``grow`` moving from 0 to 1).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from widgets.bar_paint import fill_bar, pen_px
+from widgets.dashed_outline import DashedOutline
 from widgets.share_bars_state import ShareBarsState, drawn_shares
 from widgets.state_widget import StateWidget
 from widgets.text_fit import LabelPlacer, TextMeasure
@@ -41,6 +43,7 @@ class ShareBars(StateWidget):
         # (offscreen) when a scene was torn down while the next one was shown.
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, False)
         self.measure = TextMeasure()
+        self._outlines: list[DashedOutline] = []          # each bar's dotted full length, from its picture
 
     # -- layout ------------------------------------------------------------------------------
     def _plan(self, state: ShareBarsState):
@@ -119,10 +122,11 @@ class ShareBars(StateWidget):
         if laid is None:
             return
         bars, texts = laid
-        for bar, rects in bars:
-            painter.setPen(QPen(theme.color("muted"), pen_px(theme, theme.line_width / 2), Qt.PenStyle.DotLine))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRect(bar)
+        dotted = QPen(theme.color("muted"), pen_px(theme, theme.line_width / 2), Qt.PenStyle.DotLine)
+        while len(self._outlines) < len(bars):
+            self._outlines.append(DashedOutline())
+        for (bar, rects), outline in zip(bars, self._outlines):
+            outline.paint(painter, self, bar, dotted)   # the full length stays put while the parts grow in
             for rect, role, pattern in rects:
                 fill_bar(painter, rect, theme, role, pattern)
         texts.paint(painter, theme, from_start=True)

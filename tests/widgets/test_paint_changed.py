@@ -1,16 +1,20 @@
 """Painting only what changed: a widget that names its pieces (the request table) repaints where they differ,
 and the screen then shows what a whole repaint would; a patterned fill laid from its still band gives the pixels
-of its colour and pattern."""
+of its colour and pattern, a dashed outline laid from its picture those of its stroke; a question card's reveal
+repaints what moves or fades."""
 from __future__ import annotations
 
 
 import pytest
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtCore import QEvent, QObject, QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QRegion
 from PySide6.QtWidgets import QApplication, QWidget
 
 import widgets.text_fit as text_fit
+from widgets.dashed_outline import DashedOutline
 from widgets.pattern_fill import PatternFill
+from widgets.question_card import QuestionCard
+from widgets.question_card_state import QuestionCardState
 from widgets.request_timeline_state import Cell, TableState
 from widgets.request_timeline_table import RequestTable
 from widgets.theme import THEMES, for_screen, pattern_brush
@@ -172,3 +176,106 @@ def test_changes_faster_than_paints_are_laid_out_at_most_three_times(qtbot, monk
     assert len(layouts) <= 3
     assert on_screen(widget) == repainted_whole(widget)
 
+
+
+QUESTION = QuestionCardState("1 · Why is an LLM slow?", "Decode is 99% of the request.",
+                             "→ Scene 1: Why the GPU waits", "gpu_waits")
+
+
+def question_card(qtbot) -> QuestionCard:
+    card = QuestionCard(THEME)
+    card.set_picture(QWidget())
+    card.set_state(QUESTION)
+    card.set_reveal(0.0)
+    return shown(qtbot, card, (1600, 900))
+
+
+def test_a_step_of_the_question_moving_up_paints_its_path_not_the_whole_card(qtbot):
+    card = question_card(qtbot)
+    regions = PaintRegions(card)
+    card.set_reveal(0.1)                 # the question on its way up: the words are not shown yet
+    qtbot.waitUntil(lambda: bool(regions.painted))
+    painted = regions.painted[-1].boundingRect()
+    assert painted.height() < card.height() / 2
+    question = next(t.rect for t in card.drawn_texts() if t.key == "question")
+    assert painted.contains(question.toAlignedRect())          # where it is now (and where it was)
+
+
+def test_a_step_of_the_words_fading_in_paints_the_words_and_the_link_only(qtbot, painted_lines):
+    card = question_card(qtbot)
+    card.set_reveal(0.8)
+    QApplication.processEvents()
+    painted_lines.clear()
+    card.set_reveal(0.9)
+    QApplication.processEvents()
+    assert QUESTION.answer in painted_lines and QUESTION.link in painted_lines
+    # the question is painted at most where the words' boxes reach it (clipped away), never the whole card again
+    regions = PaintRegions(card)
+    card.set_reveal(0.95)
+    qtbot.waitUntil(lambda: bool(regions.painted))
+    assert regions.painted[-1].boundingRect().height() < card.height() / 2
+
+
+def test_after_a_reveal_in_steps_the_card_shows_what_a_whole_repaint_does(qtbot):
+    card = question_card(qtbot)
+    for step in range(1, 21):
+        card.set_reveal(step / 20)
+        QApplication.processEvents()
+        if step in (3, 6, 15, 18, 20):   # moving, the picture growing, the words fading, all shown
+            assert on_screen(card) == repainted_whole(card)
+
+
+def test_half_faded_words_are_half_way_between_the_ground_and_their_colour(qtbot):
+    card = question_card(qtbot)
+    answer_rect = lambda: next(t.rect for t in card.drawn_texts() if t.key == "answer").toAlignedRect()  # noqa: E731
+
+    def darkest(image: QImage, rect) -> int:
+        return min(QColor(image.pixel(x, y)).value() for x in range(rect.left(), rect.right())
+                   for y in range(rect.top(), rect.bottom()))
+    card.set_reveal(1.0)
+    full = darkest(repainted_whole(card), answer_rect())
+    card.set_reveal(0.85)                # half of the words' fade
+    half = darkest(repainted_whole(card), answer_rect())
+    ground = QColor(THEME.color("background")).value()
+    assert full < half < ground
+    assert abs(half - (full + ground) / 2) < 0.15 * (ground - full)
+
+
+@pytest.mark.parametrize("width, style", [(1.3888, Qt.PenStyle.DotLine), (2.0, Qt.PenStyle.DashLine),
+                                          (1.0, Qt.PenStyle.DashLine)])
+@pytest.mark.parametrize("rect", [QRectF(20.37, 10.6, 1000.45, 55.3), QRectF(5, 5, 6, 4)])
+def test_a_dashed_outline_laid_from_its_picture_gives_the_pixels_drawrect_strokes(qtbot, rect, width, style):
+    widget = shown(qtbot, QWidget(), (1100, 90))
+    pen = QPen(THEME.color("muted"), width, style)
+    expected, laid = (QImage(1100, 90, QImage.Format.Format_RGB32) for _ in range(2))
+    outline = DashedOutline()
+    for image, times in ((expected, 0), (laid, 2)):
+        image.fill(Qt.GlobalColor.white)
+        painter = QPainter(image)
+        if times == 0:
+            painter.setPen(pen)
+            painter.drawRect(rect)
+        for _ in range(times):           # the second time from the kept picture
+            outline.paint(painter, widget, rect, pen)
+        painter.end()
+    assert laid == expected
+
+
+class PaintRegions:
+    """The region of each paint event of ``widget`` from now on (an event filter: the widget's own code runs)."""
+
+    def __init__(self, widget: QWidget):
+        self.painted = []
+        self._filter = _PaintFilter(self.painted)
+        widget.installEventFilter(self._filter)
+
+
+class _PaintFilter(QObject):
+    def __init__(self, painted: list):
+        super().__init__()
+        self._painted = painted
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self._painted.append(QRegion(event.region()))
+        return False
